@@ -1,0 +1,31 @@
+"""Test configuration: float64 on, shared data located, hypothesis profiles.
+
+Tests run with ``jax_enable_x64`` on so references can be compared at 1e-10; float32
+behaviour is tested by passing float32 inputs explicitly (JAX keeps their dtype).
+"""
+
+import os
+from pathlib import Path
+
+import jax
+import pytest
+from hypothesis import HealthCheck, settings
+
+jax.config.update("jax_enable_x64", True)
+
+settings.register_profile(
+    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+os.environ.setdefault("PACBOUND_DATA", str(SHARED_DATA))
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The read-only benchmark data beside the checkout; skips when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA

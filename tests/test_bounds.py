@@ -1,0 +1,212 @@
+"""PAC-Bayes bounds: independent references, the theory's inequalities, edges, jit/vmap/dtypes."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from jax.test_util import check_grads
+
+from pacbound import bounds as B
+from tests.reference import bounds_numpy as R
+
+risk = st.floats(0.0, 1.0)
+kl_value = st.floats(0.0, 50.0)
+size = st.integers(10, 100_000)
+confidence = st.floats(1e-6, 1.0)
+
+# Each bound as f(stats, kl, m, delta) with stats drawn from ``draw_stats``, and its reference.
+GIBBS = {
+    "mcallester": (B.mcallester, R.mcallester),
+    "seeger": (B.seeger, R.seeger),
+    "catoni": (lambda r, *a: B.catoni(r, *a, 1.5), lambda r, *a: R.catoni(r, *a, 1.5)),
+    "pac_bound_0": (B.pac_bound_0, R.pac_bound_0),
+}
+MOMENTS = {
+    "cbound_roy2016": (B.cbound_roy2016, R.cbound_roy2016),
+    "cbound_quasi_uniform": (
+        lambda mu1, mu2, kl, m, d: B.cbound_quasi_uniform(mu1, mu2, m, d),
+        lambda mu1, mu2, kl, m, d: R.cbound_quasi_uniform(mu1, mu2, m, d),
+    ),
+    "pac_bound_1": (
+        lambda mu1, mu2, *a: B.pac_bound_1((1 - mu1) / 2, (1 - mu2) / 2, *a),
+        lambda mu1, mu2, *a: R.pac_bound_1((1 - mu1) / 2, (1 - mu2) / 2, *a),
+    ),
+    "pac_bound_2": (
+        lambda mu1, mu2, *a: B.pac_bound_2((1 - mu1) / 2, (1 - mu2) / 2, *a),
+        lambda mu1, mu2, *a: R.pac_bound_2((1 - mu1) / 2, (1 - mu2) / 2, *a),
+    ),
+}
+JITTED = {name: jax.jit(f) for name, (f, _) in {**GIBBS, **MOMENTS}.items()}
+
+
+@st.composite
+def moments(draw):
+    """Margin moments some majority vote can have: mu1^2 <= mu2 <= 1."""
+    mu1 = draw(st.floats(-0.5, 1.0))
+    return mu1, draw(st.floats(mu1**2, 1.0))
+
+
+@pytest.mark.parametrize("name", sorted(GIBBS))
+@settings(max_examples=250)
+@given(r=risk, kl=kl_value, m=size, delta=confidence)
+def test_gibbs_bounds_equal_reference(name, r, kl, m, delta):
+    np.testing.assert_allclose(
+        JITTED[name](r, kl, m, delta), GIBBS[name][1](r, kl, m, delta), rtol=1e-9, atol=1e-10
+    )
+
+
+@pytest.mark.parametrize("name", ["cbound_roy2016", "cbound_quasi_uniform", "pac_bound_1"])
+@settings(max_examples=250)
+@given(mu=moments(), kl=kl_value, m=size, delta=confidence)
+def test_cbound_bounds_equal_reference(name, mu, kl, m, delta):
+    ref = MOMENTS[name][1](*mu, kl, m, delta)
+    np.testing.assert_allclose(JITTED[name](*mu, kl, m, delta), ref, rtol=1e-9, atol=1e-10)
+
+
+@settings(max_examples=12)
+@given(mu=moments(), kl=st.floats(0.0, 5.0), m=st.integers(50, 5000), delta=confidence)
+def test_pac_bound_2_equals_the_2d_reference(mu, kl, m, delta):
+    assume(mu[0] > 0.05)  # where the reference's 2-D search is informative
+    ref = R.pac_bound_2((1 - mu[0]) / 2, (1 - mu[1]) / 2, kl, m, delta)
+    np.testing.assert_allclose(JITTED["pac_bound_2"](*mu, kl, m, delta), ref, rtol=1e-6)
+
+
+@settings(max_examples=1000)
+@given(r=risk, kl=kl_value, m=size, delta=confidence)
+def test_seeger_is_tighter_than_mcallester(r, kl, m, delta):
+    assert float(JITTED["seeger"](r, kl, m, delta)) <= float(JITTED["mcallester"](r, kl, m, delta))
+
+
+@pytest.mark.parametrize("name", sorted(JITTED))
+@settings(max_examples=120)
+@given(
+    mu=moments(),
+    kl=st.floats(0.0, 20.0),
+    extra=st.floats(1e-3, 5.0),
+    m=size,
+    delta=st.floats(1e-4, 1.0),
+    shrink=st.floats(0.01, 0.9),
+)
+def test_every_bound_is_monotone_in_delta_and_kl(name, mu, kl, extra, m, delta, shrink):
+    f = JITTED[name]
+    stats = ((1 - mu[0]) / 2,) if name in GIBBS else mu
+    value = float(f(*stats, kl, m, delta))
+    tol = 1e-9 * max(1.0, abs(value))
+    assert float(f(*stats, kl, m, delta * shrink)) >= value - tol
+    if name != "cbound_quasi_uniform":  # KL-free
+        assert float(f(*stats, kl + extra, m, delta)) >= value - tol
+
+
+# (Gibbs risk, disagreement) on the edges of what a vote can have: risk 0 or 1, mu1 <= 0,
+# mu2 -> 0 (d -> 1/2), no disagreement.
+EDGES = [(0.0, 0.0), (1.0, 0.0), (0.5, 0.5), (0.45, 0.4999), (0.3, 0.0), (0.6, 0.2)]
+
+
+@pytest.mark.parametrize("name", sorted(JITTED))
+@pytest.mark.parametrize("r, d", EDGES)
+@pytest.mark.parametrize("kl", [0.0, 3.0])
+def test_values_and_gradients_are_finite_at_the_edges(name, r, d, kl):
+    stats = (r,) if name in GIBBS else (1 - 2 * r, 1 - 2 * d)
+    n_stats = len(stats)
+    value, grads = jax.value_and_grad(JITTED[name], argnums=tuple(range(n_stats + 2)))(
+        *stats, kl, 200.0, 0.05
+    )
+    assert np.isfinite(value)
+    assert all(np.isfinite(g) for g in grads), grads
+
+
+@pytest.mark.parametrize("name", sorted(JITTED))
+def test_gradients_match_finite_differences(name):
+    stats = (0.3,) if name in GIBBS else (0.35, 0.5)
+    bound = JITTED[name]
+
+    def at_fixed_m(*args):  # differentiate in the statistics, KL and delta
+        *stats_and_kl, delta = args
+        return bound(*stats_and_kl, 500.0, delta)
+
+    check_grads(at_fixed_m, (*stats, 1.0, 0.05), order=1, modes=["rev"], eps=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(JITTED))
+def test_jit_equals_eager_equals_vmap_and_float32_follows(name):
+    f = (GIBBS | MOMENTS)[name][0]
+    stats = (0.3,) if name in GIBBS else (0.35, 0.5)
+    deltas = jnp.array([0.01, 0.05, 0.5])
+    eager = jnp.stack([f(*stats, 2.0, 300, d) for d in deltas])
+    np.testing.assert_allclose(JITTED[name](*stats, 2.0, 300, deltas[1]), eager[1], rtol=1e-12)
+    batched = jax.vmap(f, in_axes=(None,) * len(stats) + (None, None, 0))(*stats, 2.0, 300, deltas)
+    np.testing.assert_allclose(batched, eager, rtol=1e-12)
+    f32 = [jnp.float32(s) for s in (*stats, 2.0, 300, 0.05)]
+    value32 = f(*f32)
+    assert value32.dtype == jnp.float32
+    np.testing.assert_allclose(value32, eager[1], rtol=1e-4)
+
+
+def test_changing_delta_or_kl_does_not_recompile():
+    f = jax.jit(B.pac_bound_2)
+    for delta, kl in [(0.05, 1.0), (0.01, 2.0), (0.2, 0.0)]:
+        f(0.3, 0.35, kl, 1000.0, delta)
+    assert f._cache_size() == 1
+
+
+def test_xi_known_values_and_traced_m():
+    np.testing.assert_allclose(B.xi(1000), 40.30321292, rtol=1e-9)
+    np.testing.assert_allclose(B.xi(100), 13.20996063, rtol=1e-9)
+    ms = np.array([1, 2, 7, 14, 15, 16, 1023, 1024, 1025, 3000])
+    np.testing.assert_allclose(jax.vmap(B.xi)(ms), [R.xi(m) for m in ms], rtol=1e-12)
+    for m in (1, 2, 5, 9):
+        assert float(B.xi(m)) == pytest.approx(float(R.xi_exact(m)), rel=1e-14)
+    np.testing.assert_allclose(B.xi(np.float32(100_000)), R.xi(100_000), rtol=1e-6)
+
+
+@settings(max_examples=200)
+@given(gamma=st.floats(0.05, 5.0))
+def test_loss_constants_equal_their_taylor_series(gamma):
+    np.testing.assert_allclose(
+        B.quadratic_loss_constants(gamma), R.quadratic_loss_constants_series(gamma), rtol=1e-12
+    )
+    if gamma > 0.1:  # the series reference needs 1/gamma well below its 200 terms
+        np.testing.assert_allclose(
+            B.exponential_loss_constants(gamma),
+            R.exponential_loss_constants_series(gamma),
+            rtol=1e-10,
+        )
+
+
+@settings(max_examples=300)
+@given(
+    loss=st.floats(0.0, 3.0),
+    kl=kl_value,
+    m=size,
+    delta=confidence,
+    c=st.floats(0.01, 10.0),
+    gamma=st.floats(0.1, 3.0),
+    exponential=st.booleans(),
+)
+def test_general_loss_equals_reference(loss, kl, m, delta, c, gamma, exponential):
+    constants = (B.exponential_loss_constants if exponential else B.quadratic_loss_constants)(gamma)
+    c_a, k_bar = (float(x) for x in constants)
+    np.testing.assert_allclose(
+        B.general_loss(loss, kl, m, delta, c, c_a, k_bar),
+        R.general_loss(loss, kl, m, delta, c, c_a, k_bar),
+        rtol=1e-10,
+    )
+
+
+def test_general_loss_with_unit_constants_is_twice_catoni():
+    # c_a = k_bar = 1 is the linear loss zeta = 2 W_Q: Theorem 3.2 reduces to 2 x Theorem 3.1.
+    np.testing.assert_allclose(
+        B.general_loss(0.4, 3.0, 500, 0.05, 2.0, 1.0, 1.0), 2 * B.catoni(0.2, 3.0, 500, 0.05, 2.0)
+    )
+
+
+@settings(max_examples=300)
+@given(mean=risk, variance=st.floats(0.0, 0.25), m=st.integers(2, 10_000), delta=confidence)
+def test_empirical_bernstein_equals_reference(mean, variance, m, delta):
+    np.testing.assert_allclose(
+        B.empirical_bernstein(mean, variance, m, delta),
+        R.empirical_bernstein(mean, variance, m, delta),
+        rtol=1e-12,
+    )
