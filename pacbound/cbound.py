@@ -67,8 +67,9 @@ def _cbound_on_slice(d, e_s, d_s, eps):
     """
     slack = jnp.maximum(eps - binary_kl(d_s, d), 0.0) / (1.0 - d_s)
     e = (1.0 - d) * kl_inv_upper(e_s / (1.0 - d_s), slack)
-    e = jnp.minimum(e, (1.0 - d) / 2.0)
-    return 1.0 - (1.0 - 2.0 * e - d) ** 2 / (1.0 - 2.0 * d)
+    margin = 1.0 - 2.0 * jnp.minimum(e, (1.0 - d) / 2.0) - d  # mu1 = 1 - 2e - d >= 0
+    on_line = margin <= 0  # C = 1 there, also at d = 1/2 where mu2 = 1 - 2d vanishes
+    return jnp.where(on_line, 1.0, 1.0 - margin**2 / jnp.where(on_line, 1.0, 1.0 - 2.0 * d))
 
 
 _GOLDEN_STEPS = 60  # the bracket shrinks by 0.618^60 ~ 3e-13

@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         args.run(args)
-    except (UsageError, ValueError, FileNotFoundError, argparse.ArgumentError) as err:
+    except (UsageError, ValueError, ImportError, OSError, argparse.ArgumentError) as err:
         print(f"pacbound: error: {err}", file=sys.stderr)
         return 2
     return 0
