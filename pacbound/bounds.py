@@ -211,12 +211,18 @@ def xi(m: ArrayLike) -> jax.Array:
     return inner_sum + jnp.where(m > 0, 2.0, 1.0)
 
 
+def _xi_like(m: ArrayLike, *like: ArrayLike) -> jax.Array:
+    """``xi(m)`` in the float dtype of the bound's other arguments (``m`` is often an int)."""
+    return xi(m).astype(jnp.result_type(*like, float))
+
+
 def pac_bound_0(gibbs_risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike):
     """PAC-Bound 0 (Germain et al., JMLR 2015) on the **majority-vote** risk:
 
     .. math:: R(B_Q) \\le 2\\,kl^{-1}_{up}(R_S(G_Q), (KL + \\ln(\\xi(m)/\\delta)) / m).
     """
-    return 2.0 * kl_inv_upper(gibbs_risk, (kl + jnp.log(xi(m) / delta)) / m)
+    log_term = jnp.log(_xi_like(m, gibbs_risk, kl, delta) / delta)
+    return 2.0 * kl_inv_upper(gibbs_risk, (kl + log_term) / m)
 
 
 def pac_bound_1(
@@ -228,7 +234,7 @@ def pac_bound_1(
     .. math:: r = \\min(1/2, kl^{-1}_{up}(R_S, (KL + \\ln(2\\xi(m)/\\delta))/m)), \\quad
               d = \\max(0, kl^{-1}_{low}(d_S, (2KL + \\ln(2\\xi(m)/\\delta))/m)).
     """
-    log_term = jnp.log(2.0 * xi(m) / delta)
+    log_term = jnp.log(2.0 * _xi_like(m, gibbs_risk, disagreement, kl, delta) / delta)
     r = jnp.minimum(0.5, kl_inv_upper(gibbs_risk, (kl + log_term) / m))
     d = jnp.maximum(0.0, kl_inv_lower(disagreement, (2.0 * kl + log_term) / m))
     return cbound_from_risk(r, d)
@@ -246,5 +252,6 @@ def pac_bound_2(
     ``e_S = R_S(G_Q) - d_S / 2``. Solved to ~1e-12 inside jit by ``cbound_trinomial_sup``;
     differentiable by the envelope theorem.
     """
-    eps = (2.0 * kl + jnp.log((xi(m) + m) / delta)) / m
+    xi_m = _xi_like(m, gibbs_risk, disagreement, kl, delta)
+    eps = (2.0 * kl + jnp.log((xi_m + m) / delta)) / m
     return cbound_trinomial_sup(gibbs_risk - disagreement / 2.0, disagreement, eps)

@@ -103,6 +103,7 @@ def cbound_trinomial_sup(joint_error: ArrayLike, disagreement: ArrayLike, eps: A
     e_s, d_s, eps = jnp.broadcast_arrays(
         *(jnp.asarray(x, jnp.result_type(x, float)) for x in (joint_error, disagreement, eps))
     )
+    e_s = jnp.maximum(e_s, 0.0)  # R_S - d_S / 2 may round below 0
     d_lo = kl_inv_lower(d_s, eps)
     d_hi = jnp.minimum(kl_inv_upper(d_s, eps), 0.5)
     d_best = lax.stop_gradient(_golden_section_max(_cbound_on_slice, d_lo, d_hi, (e_s, d_s, eps)))

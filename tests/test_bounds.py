@@ -101,7 +101,8 @@ def test_every_bound_is_monotone_in_delta_and_kl(name, mu, kl, extra, m, delta, 
 
 # (Gibbs risk, disagreement) on the edges of what a vote can have: risk 0 or 1, mu1 <= 0,
 # mu2 -> 0 (d -> 1/2), no disagreement.
-EDGES = [(0.0, 0.0), (1.0, 0.0), (0.5, 0.5), (0.45, 0.4999), (0.3, 0.0), (0.6, 0.2)]
+# (0.0, 1e-9): the joint error R_S - d_S / 2 rounds below 0.
+EDGES = [(0.0, 0.0), (1.0, 0.0), (0.5, 0.5), (0.45, 0.4999), (0.3, 0.0), (0.6, 0.2), (0.0, 1e-9)]
 
 
 @pytest.mark.parametrize("name", sorted(JITTED))
@@ -138,8 +139,8 @@ def test_jit_equals_eager_equals_vmap_and_float32_follows(name):
     np.testing.assert_allclose(JITTED[name](*stats, 2.0, 300, deltas[1]), eager[1], rtol=1e-12)
     batched = jax.vmap(f, in_axes=(None,) * len(stats) + (None, None, 0))(*stats, 2.0, 300, deltas)
     np.testing.assert_allclose(batched, eager, rtol=1e-12)
-    f32 = [jnp.float32(s) for s in (*stats, 2.0, 300, 0.05)]
-    value32 = f(*f32)
+    f32 = [jnp.float32(s) for s in (*stats, 2.0)]
+    value32 = f(*f32, 300, jnp.float32(0.05))  # an int m keeps float32
     assert value32.dtype == jnp.float32
     np.testing.assert_allclose(value32, eager[1], rtol=1e-4)
 
