@@ -1,0 +1,1 @@
+"""Learners of weighted majority votes, one per module."""

@@ -1,0 +1,449 @@
+"""Direct gradient minimization of PAC-Bayes bounds over the posterior, with certificates.
+
+:func:`minimize_bound` runs any optax optimizer for a fixed number of steps inside one jitted
+``lax.scan`` on a bound of :mod:`pacbound.bounds`, seen as a function of the posterior ``Q``
+over the columns of a voter matrix ``H``:
+
+* ``posterior="softmax"``: ``Q = softmax(ln P + theta)`` against a prior ``P`` (uniform by
+  default), with the exact ``KL(Q||P)``; ``theta = 0`` (``Q = P``) at the start.
+* ``posterior="quasi_uniform"``: on the self-complemented set ``[H, -H]`` (built with
+  :func:`pacbound.voters.self_complemented`; ``H`` holds the first ``n`` voters),
+  ``Q(h_j) = (1/n + w_j) / 2`` and ``Q(-h_j) = (1/n - w_j) / 2`` with ``w = tanh(theta) / n``
+  (laviolette2011 §2); the margin is ``y H w``. Every bound applies with ``KL(Q||P)``
+  (``<= ln 2`` for the uniform ``P``), and so does the KL-free bound of laviolette2011 Thm 2.
+
+Whatever was optimized, the result's ``certified`` is the bound recomputed on the whole sample
+at the returned ``Q``, with the exact kl-inverse and the bound's own constants: a bound on the
+majority-vote risk ``R(B_Q)`` that holds with probability ``1 - delta`` (the bounds hold for
+all posteriors at once, so it is valid whatever the optimizer did; in full-sample runs the
+scan's last pass evaluates it, from the moments ``a^T u`` and ``u^T (H^T H / m) u``, equal to
+the margins' up to rounding, with ``a = H^T y / m``). The objective itself is
+the same bound, estimated on minibatches when ``batch_size`` is set; where a C-bound form is
+trivial (exactly 1, gradient 0: e.g. at the uniform ``Q`` on ``[H, -H]``) the step follows
+``1 + mcallester`` instead, until the bound becomes informative.
+
+Bounds (:class:`Bound`; a name is enough for the parameter-free ones), all on ``R(B_Q)``:
+``"seeger"`` (``2 x`` Seeger-Maurer on the Gibbs risk), ``"pac_bound_0"``, ``"catoni"`` (``2 x``
+germain2009 Thm 3.1), ``"general_loss"`` (germain2009 Thm 3.2), ``"cbound_roy2016"`` (roy2016
+Thm 2), ``"pac_bound_1"``, ``"pac_bound_2"`` (Germain et al., JMLR 2015) and
+``"cbound_quasi_uniform"`` (laviolette2011 Thm 2, quasi-uniform posteriors only).
+Reference: Viallard, Germain, Habrard, Morvant, ECML-PKDD 2021 (direct C-bound minimization).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax import lax
+from jax.typing import ArrayLike
+
+from pacbound import bounds
+from pacbound.kl import kl_divergence
+
+__all__ = [
+    "BOUND_NAMES",
+    "Bound",
+    "DirectResult",
+    "catoni_bound",
+    "certify_posterior",
+    "general_loss_bound",
+    "minimize_bound",
+]
+
+
+@functools.partial(
+    jax.tree_util.register_dataclass, data_fields=["gamma", "c_grid"], meta_fields=["name", "loss"]
+)
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """Which bound to minimize: a pytree whose ``name`` / ``loss`` are static and whose numbers
+    (``gamma``, ``c_grid``) are traced, so ``jax.vmap`` sweeps them with one compilation.
+
+    Attributes:
+      name: one of :data:`BOUND_NAMES`.
+      loss: ``"exponential"`` or ``"quadratic"`` for ``"general_loss"`` (germain2009 §4).
+      gamma: the loss's margin scale ``gamma`` (``"general_loss"`` only).
+      c_grid: the ``k`` values of Catoni's constant ``C`` (``"catoni"``, ``"general_loss"``).
+        By a union bound each grid value gets ``delta / k``: ``C`` is optimized continuously
+        (clipped to the grid's range) jointly with ``Q`` at level ``delta / k``, and the
+        certificate is the smallest bound over the grid at ``delta / k``.
+    """
+
+    name: str
+    loss: str = ""
+    gamma: jax.Array | None = None
+    c_grid: jax.Array | None = None
+
+
+def catoni_bound(c_grid: ArrayLike | None = None) -> Bound:
+    """``2 x`` germain2009 Thm 3.1 on ``R(B_Q)``, ``C`` over ``c_grid`` (default 32 values,
+    geometric in ``[1e-2, 1e2]``) by a union bound (``delta / k`` each)."""
+    return Bound("catoni", c_grid=_grid(c_grid))
+
+
+def general_loss_bound(
+    loss: str = "exponential", gamma: ArrayLike = 1.0, c_grid: ArrayLike | None = None
+) -> Bound:
+    """germain2009 Thm 3.2 with the exponential loss ``exp(-M / gamma)`` or the quadratic loss
+    ``(M / gamma - 1)^2`` of the margin ``M`` (§4), ``C'`` over ``c_grid`` as in
+    :func:`catoni_bound`. germain2009 states it for ``±1`` voters."""
+    return Bound("general_loss", loss, jnp.asarray(gamma), _grid(c_grid))
+
+
+def _grid(c_grid: ArrayLike | None) -> jax.Array:
+    return jnp.geomspace(1e-2, 1e2, 32) if c_grid is None else jnp.atleast_1d(c_grid)
+
+
+class _Stats(NamedTuple):
+    """What the bounds read: margin moments, the mean general loss, ``KL`` and ``m``."""
+
+    mu1: jax.Array
+    mu2: jax.Array
+    loss: jax.Array
+    kl: jax.Array
+    m: jax.Array | int
+
+    @property
+    def risk(self):  # Gibbs risk (1 - mu1) / 2, clipped against rounding (|vote| <= sum q = 1)
+        return jnp.clip((1.0 - self.mu1) / 2.0, 0.0, 1.0)
+
+    @property
+    def dis(self):  # disagreement (1 - mu2) / 2, <= 2 risk so the joint error is >= 0
+        return jnp.clip((1.0 - self.mu2) / 2.0, 0.0, jnp.minimum(0.5, 2.0 * self.risk))
+
+
+_LOSSES = {
+    "exponential": (lambda margin, g: jnp.exp(-margin / g), bounds.exponential_loss_constants),
+    "quadratic": (lambda margin, g: (margin / g - 1.0) ** 2, bounds.quadratic_loss_constants),
+}
+
+_VALUES: dict[str, Callable] = {
+    "seeger": lambda b, s, dl, c: 2.0 * bounds.seeger(s.risk, s.kl, s.m, dl),
+    "pac_bound_0": lambda b, s, dl, c: bounds.pac_bound_0(s.risk, s.kl, s.m, dl),
+    "catoni": lambda b, s, dl, c: 2.0 * bounds.catoni(s.risk, s.kl, s.m, dl, c),
+    "general_loss": lambda b, s, dl, c: bounds.general_loss(
+        s.loss, s.kl, s.m, dl, c, *_LOSSES[b.loss][1](b.gamma)
+    ),
+    "cbound_roy2016": lambda b, s, dl, c: bounds.cbound_roy2016(s.mu1, s.mu2, s.kl, s.m, dl),
+    "pac_bound_1": lambda b, s, dl, c: bounds.pac_bound_1(s.risk, s.dis, s.kl, s.m, dl),
+    "pac_bound_2": lambda b, s, dl, c: bounds.pac_bound_2(s.risk, s.dis, s.kl, s.m, dl),
+    "cbound_quasi_uniform": lambda b, s, dl, c: bounds.cbound_quasi_uniform(s.mu1, s.mu2, s.m, dl),
+}
+BOUND_NAMES = tuple(_VALUES)
+_GRID_BOUNDS = ("catoni", "general_loss")
+_CBOUND_FORMS = ("cbound_roy2016", "pac_bound_1", "pac_bound_2", "cbound_quasi_uniform")
+
+
+def as_bound(bound: str | Bound) -> Bound:
+    """A checked :class:`Bound` from a name or a :class:`Bound` (defaults filled in)."""
+    out = bound if isinstance(bound, Bound) else Bound(str(bound))
+    if out.name not in _VALUES:
+        raise ValueError(f"unknown bound {out.name!r}; choose one of {BOUND_NAMES}")
+    if out.name == "general_loss" and out.loss == "" and out.gamma is None:
+        out = general_loss_bound(c_grid=out.c_grid)
+    if out.name in _GRID_BOUNDS and out.c_grid is None:
+        out = dataclasses.replace(out, c_grid=_grid(None))
+    if out.name == "general_loss" and out.loss not in _LOSSES:
+        raise ValueError(f"general_loss needs loss in {tuple(_LOSSES)}; got {out.loss!r}")
+    return out
+
+
+def margin_stats(bound: Bound, margins: jax.Array, kl: jax.Array, m) -> _Stats:
+    """Statistics of a bound from margins (of the whole sample or of a batch); ``m`` is the
+    size of the whole sample, which the complexity terms use."""
+    loss = 0.0
+    if bound.name == "general_loss":
+        loss = jnp.mean(_LOSSES[bound.loss][0](margins, bound.gamma))
+    return _Stats(jnp.mean(margins), jnp.mean(margins**2), jnp.asarray(loss, margins.dtype), kl, m)
+
+
+def objective(bound: Bound, stats: _Stats, delta, log_c) -> tuple[jax.Array, jax.Array]:
+    """``(surrogate, value)``: the bound (grid bounds at ``C = exp(log_c)`` clipped to the
+    grid's range, level ``delta / k``) and the value whose gradient is followed (``1 +
+    mcallester`` where a C-bound form is exactly 1, i.e. trivial and flat)."""
+    c, level = jnp.nan, delta
+    if bound.name in _GRID_BOUNDS:
+        c = jnp.clip(jnp.exp(log_c), jnp.min(bound.c_grid), jnp.max(bound.c_grid))
+        level = delta / bound.c_grid.shape[0]
+    value = _VALUES[bound.name](bound, stats, level, c)
+    surrogate = value
+    if bound.name in _CBOUND_FORMS:
+        fallback = 1.0 + bounds.mcallester(stats.risk, stats.kl, stats.m, delta)
+        surrogate = jnp.where(value < 1.0, value, fallback)
+    return surrogate, value
+
+
+def certify(bound: Bound, stats: _Stats, delta) -> tuple[jax.Array, jax.Array]:
+    """``(certified bound, C used)``: the bound from whole-sample statistics; for the grid
+    bounds the minimum over ``c_grid`` at ``delta / k`` (``C = nan`` for the others)."""
+    if bound.name not in _GRID_BOUNDS:
+        return _VALUES[bound.name](bound, stats, delta, jnp.nan), jnp.asarray(jnp.nan, delta.dtype)
+    level = delta / bound.c_grid.shape[0]
+    values = jax.vmap(lambda c: _VALUES[bound.name](bound, stats, level, c))(bound.c_grid)
+    best = jnp.argmin(values)
+    return values[best], bound.c_grid[best]
+
+
+def run_optimizer(loss_fn: Callable, params, optimizer, steps: int):
+    """``steps`` optimizer steps on ``loss_fn(params, t) -> (surrogate, value)`` in one
+    ``lax.scan``; returns the final parameters, the ``(steps,)`` values before each step and
+    the value at the final parameters (one more pass, whose update is discarded)."""
+
+    def step(carry, t):
+        params, state = carry
+        (surrogate, value), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, t)
+        extra = {}
+        if isinstance(optimizer, optax.GradientTransformationExtraArgs):  # e.g. optax.lbfgs
+            extra = dict(value=surrogate, grad=grads, value_fn=lambda p: loss_fn(p, t)[0])
+        updates, new_state = optimizer.update(grads, state, params, **extra)
+        new = (optax.apply_updates(params, updates), new_state)
+        return jax.tree.map(lambda a, b: jnp.where(t < steps, a, b), new, carry), value
+
+    init = (params, optimizer.init(params))
+    (params, _), values = lax.scan(step, init, jnp.arange(steps + 1))
+    return params, values[:steps], values[steps]
+
+
+def batch_rows(key, t, m: int, batch_size: int | None, *arrays):
+    """The rows of ``arrays`` for step ``t``: all of them, or ``batch_size`` drawn uniformly
+    with replacement (an unbiased estimate of every mean over the sample)."""
+    if batch_size is None:
+        return arrays
+    idx = jax.random.randint(jax.random.fold_in(key, t), (batch_size,), 0, m)
+    return tuple(a[idx] for a in arrays)
+
+
+class DirectResult(NamedTuple):
+    """Result of :func:`minimize_bound` (and of :func:`certify_posterior`).
+
+    Attributes:
+      q: the posterior over the columns of ``H`` (of ``[H, -H]`` when quasi-uniform).
+      certified: the bound on ``R(B_Q)`` recomputed on the whole sample at ``q``.
+      trajectory: ``(steps,)`` bound value before each step (a batch estimate with minibatches).
+      kl: ``KL(Q||P)``.
+      gibbs_risk, mu1, mu2: empirical Gibbs risk and margin moments at ``q``.
+      majority_vote_risk: empirical risk of ``B_Q`` (ties are errors).
+      c: Catoni's constant of the certificate (grid bounds; ``nan`` otherwise).
+    """
+
+    q: jax.Array
+    certified: jax.Array
+    trajectory: jax.Array
+    kl: jax.Array
+    gibbs_risk: jax.Array
+    mu1: jax.Array
+    mu2: jax.Array
+    majority_vote_risk: jax.Array
+    c: jax.Array
+
+
+def _posterior(kind: str, theta: jax.Array, prior: jax.Array):
+    """``(q, u, KL)``: the distribution, the vote weights on ``H`` (``vote = H u``), the KL."""
+    if kind == "softmax":
+        q = jax.nn.softmax(jnp.log(prior) + theta)
+        return q, q, kl_divergence(q, prior)
+    n = theta.shape[0]
+    w = jnp.tanh(theta) / n
+    q = jnp.concatenate([(1.0 / n + w) / 2.0, (1.0 / n - w) / 2.0])
+    return q, w, kl_divergence(q, prior)
+
+
+def _summary(bound, H, y, q, u, kl, delta, trajectory, certified=None) -> DirectResult:
+    margins = y * (H @ u)
+    stats = margin_stats(bound, margins, kl, jnp.asarray(H.shape[0], H.dtype))
+    if certified is None:
+        certified, c = certify(bound, stats, delta)
+    else:  # the bound at q on the whole sample, already computed by the optimizer's last pass
+        c = jnp.asarray(jnp.nan, delta.dtype)
+    mv_risk = jnp.mean((margins <= 0).astype(margins.dtype))
+    return DirectResult(q, certified, trajectory, kl, stats.risk, stats.mu1, stats.mu2, mv_risk, c)
+
+
+_summary_jit = jax.jit(_summary)
+
+
+@functools.partial(jax.jit, static_argnames=("posterior", "optimizer", "steps", "batch_size"))
+def _minimize(bound, H, y, prior, delta, key, *, posterior, optimizer, steps, batch_size):
+    m, n = H.shape
+    m_f = jnp.asarray(m, H.dtype)  # a Python int would promote the bounds to float64 under x64
+    # the moments are quadratic in u: with n <= m, (H^T y / m, H^T H / m) make each step O(n^2)
+    gram = batch_size is None and bound.name != "general_loss" and n <= m
+    a, gram_matrix = (H.T @ y / m, H.T @ H / m) if gram else (None, None)
+
+    def loss_fn(params, t):
+        theta, log_c = params
+        _, u, kl = _posterior(posterior, theta, prior)
+        if gram:
+            stats = _Stats(a @ u, u @ gram_matrix @ u, jnp.zeros((), u.dtype), kl, m_f)
+        else:
+            Hb, yb = batch_rows(key, t, m, batch_size, H, y)
+            stats = margin_stats(bound, yb * (Hb @ u), kl, m_f)
+        return objective(bound, stats, delta, log_c)
+
+    params = (jnp.zeros(n, H.dtype), jnp.zeros((), H.dtype))
+    (theta, _), trajectory, final = run_optimizer(loss_fn, params, optimizer, steps)
+    exact = batch_size is None and bound.name not in _GRID_BOUNDS  # final is the certificate
+    return (*_posterior(posterior, theta, prior), trajectory, final if exact else None)
+
+
+# ------------------------------------------------------------------ thin validated boundary
+def _concrete(*xs) -> bool:
+    return not any(isinstance(x, jax.core.Tracer) for x in xs)
+
+
+def float_dtype(*xs):
+    """float32 by default, float64 when an input is float64 (under ``jax_enable_x64``)."""
+    return jnp.result_type(*(jnp.asarray(x).dtype for x in xs), jnp.float32)
+
+
+def check_sample(X: ArrayLike, y: ArrayLike, name: str = "H", bounded: bool = True) -> None:
+    """Shapes always; when concrete, finite entries (in ``[-1, 1]`` if ``bounded``) and
+    labels in ``{-1, +1}``."""
+    shape = jnp.shape(X)
+    if len(shape) != 2 or 0 in shape:
+        raise ValueError(f"{name} must be a non-empty 2-D (examples, columns) array; got {shape}")
+    if jnp.shape(y) != shape[:1]:
+        raise ValueError(f"y must have shape ({shape[0]},) to match {name}; got {jnp.shape(y)}")
+    if _concrete(X):
+        values = np.asarray(X, np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError(f"{name} has NaN or inf entries")
+        if bounded and np.abs(values).max() > 1 + 1e-6:
+            raise ValueError(f"{name} must have entries in [-1, 1]; max |entry| is {values.max()}")
+    if _concrete(y):
+        found = np.unique(np.asarray(y))
+        if not np.isin(found, [-1, 1]).all():
+            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
+
+
+def check_run(delta: ArrayLike, steps: int, batch_size: int | None, m: int) -> None:
+    """``delta`` a scalar in ``(0, 1]`` (when concrete), ``steps >= 1``, ``batch_size >= 1``."""
+    if jnp.ndim(delta) != 0:
+        raise ValueError(f"delta must be a scalar (jax.vmap over several); got {jnp.shape(delta)}")
+    if _concrete(delta) and not 0 < float(delta) <= 1:
+        raise ValueError(f"delta must lie in (0, 1]; got {float(delta)}")
+    if not isinstance(steps, int | np.integer) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1; got {steps!r}")
+    if batch_size is not None and (not isinstance(batch_size, int | np.integer) or batch_size < 1):
+        raise ValueError(f"batch_size must be None or an integer >= 1; got {batch_size!r}")
+
+
+def _prior(prior: ArrayLike | None, columns: int, dtype) -> jax.Array:
+    """The prior (uniform by default), checked: ``(columns,)``, positive, summing to 1."""
+    prior = jnp.full(columns, 1.0 / columns, dtype) if prior is None else jnp.asarray(prior, dtype)
+    if prior.shape != (columns,):
+        raise ValueError(
+            f"prior must have shape ({columns},), one mass per column; got {prior.shape}"
+        )
+    if _concrete(prior):
+        p = np.asarray(prior, np.float64)
+        if not (np.all(p > 0) and abs(p.sum() - 1) < 1e-5):
+            raise ValueError("prior must be a distribution with positive masses summing to 1")
+    return prior
+
+
+def cast_bound(bound: Bound, dtype) -> Bound:
+    """``bound`` with its numbers in the working dtype (no float64 creeping into float32 runs)."""
+    return jax.tree.map(lambda x: jnp.asarray(x, dtype), bound)
+
+
+DEFAULT_OPTIMIZER = optax.adam(0.05)
+
+
+def minimize_bound(
+    bound: str | Bound,
+    H: ArrayLike,
+    y: ArrayLike,
+    *,
+    posterior: str = "softmax",
+    optimizer: optax.GradientTransformation | None = None,
+    steps: int = 1000,
+    prior: ArrayLike | None = None,
+    delta: ArrayLike = 0.05,
+    key: jax.Array | None = None,
+    batch_size: int | None = None,
+) -> DirectResult:
+    """Minimize a PAC-Bayes bound over the posterior ``Q`` by gradient steps; certify it.
+
+    Validates its inputs when they are concrete; traceable, so ``jax.vmap`` over ``delta``,
+    ``prior``, ``key`` or a :class:`Bound`'s numbers compiles once, and ``jax.grad`` of
+    ``.certified`` with respect to them differentiates through the steps (and the kl-inverse's
+    implicit derivative). One compilation per (bound name, shapes, ``optimizer`` object,
+    ``steps``, ``batch_size``): reuse the optimizer object to reuse it.
+
+    Args:
+      bound: a name in :data:`BOUND_NAMES` or a :class:`Bound` (:func:`catoni_bound`,
+        :func:`general_loss_bound`).
+      H: votes ``(m, n)`` in ``[-1, 1]`` (the first ``n`` voters of ``[H, -H]`` when
+        ``posterior="quasi_uniform"``).
+      y: labels in ``{-1, +1}``, ``(m,)``.
+      posterior: ``"softmax"`` or ``"quasi_uniform"`` (module docstring).
+      optimizer: any optax ``GradientTransformation``; default ``optax.adam(0.05)``. Those
+        taking extra arguments (``optax.lbfgs``'s line search) get ``value``, ``grad`` and
+        ``value_fn``.
+      steps: number of steps (static).
+      prior: ``P`` over the ``n`` columns (``2n`` when quasi-uniform), positive; default
+        uniform. Chosen before seeing the sample.
+      delta: confidence, in ``(0, 1]``.
+      key: PRNG key of the minibatches; default ``jax.random.key(0)``.
+      batch_size: estimate the bound on this many examples per step (drawn with replacement);
+        ``None`` (default) uses the whole sample. The certificate always uses all of it.
+
+    Returns:
+      :class:`DirectResult`.
+    """
+    if posterior not in ("softmax", "quasi_uniform"):
+        raise ValueError(f"posterior must be 'softmax' or 'quasi_uniform'; got {posterior!r}")
+    check_sample(H, y)
+    m, n = jnp.shape(H)
+    check_run(delta, steps, batch_size, m)
+    dtype = float_dtype(H, y)
+    bound = cast_bound(as_bound(bound), dtype)
+    if bound.name == "cbound_quasi_uniform" and (posterior != "quasi_uniform" or m <= 8):
+        raise ValueError("cbound_quasi_uniform needs posterior='quasi_uniform' and m > 8")
+    prior = _prior(prior, n if posterior == "softmax" else 2 * n, dtype)
+    H, y, delta = jnp.asarray(H, dtype), jnp.asarray(y, dtype), jnp.asarray(delta, dtype)
+    q, u, kl, trajectory, certified = _minimize(
+        bound, H, y, prior, delta, jax.random.key(0) if key is None else key,
+        posterior=posterior, optimizer=optimizer or DEFAULT_OPTIMIZER, steps=steps,
+        batch_size=batch_size,
+    )  # fmt: skip
+    return _summary_jit(bound, H, y, q, u, kl, delta, trajectory, certified)
+
+
+def certify_posterior(
+    bound: str | Bound,
+    H: ArrayLike,
+    y: ArrayLike,
+    q: ArrayLike,
+    *,
+    prior: ArrayLike | None = None,
+    delta: ArrayLike = 0.05,
+) -> DirectResult:
+    """The certified bound of any posterior ``q`` over the columns of ``H`` (e.g. MinCq's over
+    ``[H, -H]``), as :func:`minimize_bound` computes it (``trajectory`` is empty).
+
+    ``"cbound_quasi_uniform"`` applies only if ``H`` is self-complemented (``[G, -G]``) and
+    ``q`` quasi-uniform on it; that is the caller's claim, checked when concrete.
+    """
+    check_sample(H, y)
+    m, n = jnp.shape(H)
+    check_run(delta, 1, None, m)
+    dtype = float_dtype(H, y, q)
+    bound = cast_bound(as_bound(bound), dtype)
+    H, y, q = jnp.asarray(H, dtype), jnp.asarray(y, dtype), jnp.asarray(q, dtype)
+    prior = _prior(prior, n, dtype)
+    if bound.name == "cbound_quasi_uniform" and _concrete(H, q):
+        half, Hn, qn = n // 2, np.asarray(H), np.asarray(q)
+        pairs = n % 2 == 0 and np.allclose(Hn[:, half:], -Hn[:, :half])
+        if not (pairs and np.allclose(qn[:half] + qn[half:], 1.0 / half, atol=1e-6) and m > 8):
+            raise ValueError("cbound_quasi_uniform needs H = [G, -G], quasi-uniform q and m > 8")
+    kl, empty = kl_divergence(q, prior), jnp.zeros((0,), dtype)
+    return _summary_jit(bound, H, y, q, q, kl, jnp.asarray(delta, dtype), empty)

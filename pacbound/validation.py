@@ -1,0 +1,115 @@
+"""Checks at the Python boundary of the solvers: clear ``ValueError``s, never a silent NaN.
+
+Solvers validate their arguments here, before tracing, and keep a jittable core that checks
+nothing. Shape checks always run; value checks (finite, in range, labels) run only on concrete
+arrays, so a solver called inside ``jax.jit`` or ``jax.vmap`` skips them instead of failing.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.typing import ArrayLike
+
+__all__ = [
+    "check_delta",
+    "check_labels",
+    "check_positive_int",
+    "check_sample_weight",
+    "check_scalar",
+    "check_votes",
+    "float_dtype",
+    "is_concrete",
+]
+
+
+def is_concrete(*xs) -> bool:
+    """Whether no argument is a tracer (value checks run only then)."""
+    return not any(isinstance(x, jax.core.Tracer) for x in xs)
+
+
+def float_dtype(*xs: ArrayLike) -> jnp.dtype:
+    """The computation dtype: float32, or float64 when a floating input is float64.
+
+    Integer and low-precision inputs (``int8`` / ``bfloat16`` votes) compute in float32.
+    """
+    floats = [
+        jnp.asarray(x).dtype for x in xs if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating)
+    ]
+    return jnp.result_type(*floats, jnp.float32)
+
+
+def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
+    """``H`` a non-empty ``(m, n)`` matrix, finite with entries in ``[-1, 1]`` (or ``{-1, 1}``)."""
+    shape = jnp.shape(H)
+    if len(shape) != 2 or 0 in shape:
+        raise ValueError(f"{name} must be a non-empty 2-D (examples, voters) array; got {shape}")
+    if not is_concrete(H):
+        return
+    values = np.asarray(H, np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name} has NaN or inf entries")
+    if binary and not np.isin(values, (-1.0, 1.0)).all():
+        raise ValueError(f"{name} must hold binary votes -1 / +1")
+    if np.abs(values).max() > 1 + 1e-6:
+        raise ValueError(
+            f"{name} must have entries in [-1, 1]; max |entry| {np.abs(values).max():g}"
+        )
+
+
+def check_labels(y: ArrayLike, m: int) -> None:
+    """``y`` of shape ``(m,)`` with labels in ``{-1, +1}``, both present."""
+    if jnp.shape(y) != (m,):
+        raise ValueError(f"y must have shape ({m},) to match the votes; got {jnp.shape(y)}")
+    if is_concrete(y):
+        found = np.unique(np.asarray(y))
+        if not np.isin(found, (-1, 1)).all():
+            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
+        if len(found) < 2:
+            raise ValueError(f"both classes are needed; every label is {found.tolist()}")
+
+
+def check_positive_int(name: str, value) -> None:
+    """``value`` a Python / NumPy integer ``>= 1`` (a static size or loop length)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+
+
+def check_scalar(
+    name: str,
+    value: ArrayLike,
+    low: float = -np.inf,
+    high: float = np.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> None:
+    """A scalar hyperparameter in ``[low, high]`` (ends open as asked) when concrete."""
+    if jnp.ndim(value) != 0:
+        raise ValueError(f"{name} must be a scalar (jax.vmap over several); got {jnp.shape(value)}")
+    if not is_concrete(value):
+        return
+    v = float(value)
+    above = v > low if low_open else v >= low
+    below = v < high if high_open else v <= high
+    if not (np.isfinite(v) and above and below):
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be finite and lie in {interval}; got {v:g}")
+
+
+def check_delta(delta: ArrayLike) -> None:
+    """The confidence ``delta`` in ``(0, 1]``."""
+    check_scalar("delta", delta, 0.0, 1.0, low_open=True)
+
+
+def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
+    """Example weights of shape ``(m,)``, finite, ``>= 0`` and not all zero (``None`` is fine)."""
+    if weight is None:
+        return
+    if jnp.shape(weight) != (m,):
+        raise ValueError(f"sample_weight must have shape ({m},); got {jnp.shape(weight)}")
+    if is_concrete(weight):
+        w = np.asarray(weight, np.float64)
+        if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
+            raise ValueError("sample_weight must be finite, >= 0 and not all 0")
