@@ -40,9 +40,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
 from pacbound.margins import majority_vote_risk
-from pacbound.solvers.adaboost import adaboost, adaboost_stumps, stumps_vote
+from pacbound.solvers.adaboost import adaboost, adaboost_stumps
 from pacbound.solvers.kl_coordinate import kl_coordinate_descent, pair_order
 from pacbound.solvers.vebboost import vebboost
+from pacbound.voters import stumps_vote
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -191,7 +192,7 @@ def _adaboost_rows(d, args) -> list[list]:
     rows.append(_sklearn_row(name, d["H"], d["y"], d["Ht"], d["yt"], rounds, note))
     name, search = "AdaBoost, all thresholds", voters.stump_search(d["X"])
     res, comp, t = _timed(lambda: adaboost_stumps(search, d["y"], rounds), args.repeats)
-    risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res, X)) <= 0))
+    risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res.stumps, res.q * res.signs, X)) <= 0))
                   for X, y in ((d["X"], d["y"]), (d["Xt"], d["yt"])))  # fmt: skip
     done = int(jnp.sum(res.selected >= 0))
     rows.append(_row(name, "pacbound matrix-free", t, done, float(res.losses[-1]), risks, "",

@@ -44,7 +44,8 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
-from pacbound.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost, stumps_vote
+from pacbound.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost
+from pacbound.voters import stumps_vote
 
 os.environ.setdefault("PACBOUND_DATA", str(Path(__file__).resolve().parents[2] / "shared/data"))
 
@@ -289,7 +290,9 @@ def bench_magic(rounds, repeats) -> list[dict]:
 
         total, rnd = per_round(fit, rounds, repeats)
         folds = jax.vmap(lambda w, f=fit: f(rounds, w))(masks)
-        risk = held_out_risk(masks, y, jax.vmap(stumps_vote, in_axes=(0, None))(folds, X))
+        risk = held_out_risk(
+            masks, y, jax.vmap(lambda r: stumps_vote(r.stumps, r.q * r.signs, X))(folds)
+        )
         cb = float(fit(rounds).cbounds[-1])
         rows.append(row("magic", label, m, n, total, cb, risk, rnd, limit, build))
     start = time.perf_counter()

@@ -44,6 +44,7 @@ __all__ = [
     "signed_rbf_votes",
     "stump_scores",
     "stump_search",
+    "stumps_vote",
     "tanh_normalize",
     "votes",
 ]
@@ -137,6 +138,18 @@ def votes(stumps: Stumps, X: ArrayLike, dtype=jnp.float32) -> jax.Array:
     dtype_cmp = jnp.promote_types(X.dtype, stumps.thresholds.dtype)
     above = X[:, stumps.features].astype(dtype_cmp) > stumps.thresholds.astype(dtype_cmp)
     return jnp.where(above, 1, -1).astype(dtype)
+
+
+@jax.jit
+def stumps_vote(stumps: Stumps, weights: ArrayLike, X: ArrayLike) -> jax.Array:
+    """The weighted vote ``sum_t weights_t h_t(x)`` of a stump set on ``X`` ``(m', d)``.
+
+    A negative weight votes for the complement ``-h_t``. Matrix-free learners return their
+    stumps with ``q`` and ``signs``: their vote is ``stumps_vote(r.stumps, r.q * r.signs, X)``,
+    whose sign is the majority vote ``B_Q`` (a tie, vote 0, counts as an error).
+    """
+    weights = jnp.asarray(weights)
+    return votes(stumps, X, dtype=weights.dtype) @ weights
 
 
 @jax.jit

@@ -19,7 +19,8 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import voters
-from pacbound.solvers.adaboost import adaboost, adaboost_stumps, stumps_vote
+from pacbound.solvers.adaboost import adaboost, adaboost_stumps
+from pacbound.voters import stumps_vote
 from tests.reference.boosting_numpy import adaboost_reference
 
 T = 25
@@ -106,7 +107,9 @@ def test_stock_sklearn_stumps_on_three_valued_features():
         h = np.where(X[:, est.tree_.feature[0]] > float(res.stumps.thresholds[t]), 1.0, -1.0)
         np.testing.assert_array_equal(est.predict(X), float(res.signs[t]) * h)
     np.testing.assert_allclose(2 * res.alphas, clf.estimator_weights_, rtol=1e-10)
-    np.testing.assert_allclose(2 * stumps_vote(res, X), clf.decision_function(X), rtol=1e-10)
+    np.testing.assert_allclose(
+        2 * stumps_vote(res.stumps, res.q * res.signs, X), clf.decision_function(X), rtol=1e-10
+    )
 
 
 def test_stumps_equal_dense_over_all_thresholds():
@@ -117,7 +120,9 @@ def test_stumps_equal_dense_over_all_thresholds():
     res = adaboost_stumps(search, y, T)
     np.testing.assert_array_equal(res.selected, index[np.asarray(dense.selected)])
     np.testing.assert_allclose(res.alphas, dense.alphas, rtol=1e-12)
-    np.testing.assert_allclose(stumps_vote(res, X), H_all @ dense.q, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        stumps_vote(res.stumps, res.q * res.signs, X), H_all @ dense.q, rtol=1e-12, atol=1e-15
+    )
 
 
 def test_perfect_and_useless_learners_follow_sklearn():

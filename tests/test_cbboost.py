@@ -20,9 +20,9 @@ from pacbound.solvers.cbboost import (
     cbboost_stumps,
     gbcbboost,
     one_direction_step,
-    stumps_vote,
     weights_after,
 )
+from pacbound.voters import stumps_vote
 from tests.reference.cbboost_numpy import cbboost_reference, gbcbboost_reference
 
 T = 15
@@ -164,8 +164,14 @@ def test_matrix_free_equals_materialized_stumps(gradient):
     np.testing.assert_array_equal(free.signs, np.where(sel < n, 1, -1))
     for key in ("alphas", "cbounds", "decreases", "error_bounds"):
         np.testing.assert_allclose(getattr(free, key), getattr(dense, key), atol=1e-10)
-    np.testing.assert_allclose(stumps_vote(free, X), H @ dense.q, atol=1e-12)
-    np.testing.assert_allclose(stumps_vote(free, X, 5), H @ weights_after(dense, 5), atol=1e-12)
+    np.testing.assert_allclose(
+        stumps_vote(free.stumps, free.q * free.signs, X), H @ dense.q, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        stumps_vote(free.stumps, weights_after(free, 5) * free.signs, X),
+        H @ weights_after(dense, 5),
+        atol=1e-12,
+    )
 
 
 def test_vmap_over_folds_equals_one_fold_at_a_time():

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from pacbound.solvers import vebboost as veb
-from pacbound.solvers.adaboost import adaboost, stumps_vote
+from pacbound.solvers.adaboost import adaboost
 from pacbound.solvers.vebboost import veb_cost, vebboost, vebboost_stumps
+from pacbound.voters import stumps_vote
 from tests.reference.boosting_numpy import vebboost_cost, vebboost_reference
 from tests.test_adaboost import _votes, all_stumps
 
@@ -95,7 +96,9 @@ def test_stumps_equal_dense_over_all_thresholds():
     np.testing.assert_array_equal(res.selected, index[np.asarray(dense.selected)])
     np.testing.assert_allclose(res.alphas, dense.alphas, rtol=1e-12)
     np.testing.assert_allclose(res.costs, dense.costs, rtol=1e-12)
-    np.testing.assert_allclose(stumps_vote(res, X), H_all @ dense.q, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        stumps_vote(res.stumps, res.q * res.signs, X), H_all @ dense.q, rtol=1e-12, atol=1e-15
+    )
 
 
 def test_break_and_perfect_learner():

@@ -45,7 +45,6 @@ __all__ = [
     "boosting_scan",
     "column_learner",
     "stump_learner",
-    "stumps_vote",
 ]
 
 
@@ -197,15 +196,6 @@ def stump_weights(alphas):
     return jnp.where(total > 0, alphas / jnp.where(total > 0, total, 1), 0)
 
 
-@jax.jit
-def stumps_vote(result, X: ArrayLike) -> jax.Array:
-    """The vote ``sum_t q_t s_t h_t(x)`` on ``X`` ``(m', d)`` of a stumps result (AdaBoost or
-    VEB-Boost); its sign is the majority vote ``B_Q`` (a tie counts as an error)."""
-    X = jnp.asarray(X)
-    above = X[:, result.stumps.features] > result.stumps.thresholds.astype(X.dtype)
-    return jnp.where(above, 1, -1).astype(result.q.dtype) @ (result.q * result.signs)
-
-
 def float_dtype(H_dtype, y) -> jnp.dtype:
     """The computation dtype: ``y``'s float type, or ``H``'s if wider and floating."""
     kinds = (H_dtype, y) if jnp.issubdtype(H_dtype, jnp.floating) else (y,)
@@ -292,7 +282,7 @@ def adaboost_stumps(search: StumpSearch, y: ArrayLike, n_rounds: int) -> AdaBoos
 
     The candidates are all thresholds of every feature, both signs
     (:func:`pacbound.voters.stump_search`): the split points of scikit-learn's depth-1 trees.
-    Evaluate the vote with :func:`stumps_vote`.
+    Evaluate the vote with ``voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
     """
     check_rounds_labels(n_rounds, y, search.order.shape[1])
     return _adaboost_stumps(search, jnp.asarray(y), int(n_rounds))

@@ -41,7 +41,6 @@ __all__ = [
     "cbboost_stumps",
     "gbcbboost",
     "one_direction_step",
-    "stumps_vote",
     "weights_after",
 ]
 
@@ -396,21 +395,8 @@ def cbboost_stumps(
     each round's ``tau(F, h)`` one of ``w F``, so a round costs one sorted cumulative sum over
     the ``d m`` feature values; ``nu(h) = 1``. Same arguments and guarantees as
     :func:`cbboost` (the same as running it on the materialized self-complemented set of all
-    stumps); use :func:`stumps_vote` to evaluate the vote on new points.
+    stumps); evaluate the vote on new points with
+    ``voters.stumps_vote(r.stumps, weights_after(r, T) * r.signs, X)``.
     """
     _check(y, search.order.shape[1], n_rounds, sample_weight, tol)
     return _cbboost_stumps(search, y, sample_weight, int(n_rounds), allow_reselect, tol, gradient)
-
-
-@jax.jit
-def stumps_vote(
-    result: CBBoostStumpsResult, X: ArrayLike, rounds: ArrayLike | None = None
-) -> jax.Array:
-    """The normalized vote ``sum_t q_t s_t h_t(x)`` on ``X`` ``(m', d)`` after ``rounds`` rounds.
-
-    Its sign is the majority vote ``B_Q`` (ties count as errors, as in margins.py).
-    """
-    X = jnp.asarray(X)
-    q = result.q if rounds is None else weights_after(result, rounds)
-    above = X[:, result.stumps.features] > result.stumps.thresholds.astype(X.dtype)
-    return jnp.where(above, 1, -1).astype(q.dtype) @ (q * result.signs)

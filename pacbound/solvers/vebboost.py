@@ -179,7 +179,7 @@ def vebboost_stumps(
 
     The weak learner of each round is the best stump under ``u`` over all thresholds of every
     feature (:func:`pacbound.voters.stump_search`). Evaluate the vote with
-    :func:`pacbound.solvers.adaboost.stumps_vote`.
+    ``pacbound.voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
     """
     check_rounds_labels(n_rounds, y, search.order.shape[1])
     _check_lambda(lam)
