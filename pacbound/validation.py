@@ -15,6 +15,7 @@ from jax.typing import ArrayLike
 __all__ = [
     "check_delta",
     "check_labels",
+    "check_matrix",
     "check_positive_int",
     "check_sample_weight",
     "check_scalar",
@@ -40,28 +41,46 @@ def float_dtype(*xs: ArrayLike) -> jnp.dtype:
     return jnp.result_type(*floats, jnp.float32)
 
 
+def _check_2d(X: ArrayLike, name: str, columns: str) -> None:
+    shape = jnp.shape(X)
+    if len(shape) != 2 or 0 in shape:
+        raise ValueError(f"{name} must be a non-empty 2-D (examples, {columns}) array; got {shape}")
+
+
+def _finite_range(values: np.ndarray, name: str) -> tuple[float, float]:
+    """``(min, max)`` in the array's own dtype (no float copy of a large int8 ``H``); NaN and
+    inf show up in them."""
+    with np.errstate(invalid="ignore"):  # NaN in bfloat16 reductions warns
+        lo, hi = float(values.min()), float(values.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"{name} has NaN or inf entries")
+    return lo, hi
+
+
+def check_matrix(X: ArrayLike, name: str = "X") -> None:
+    """``X`` a non-empty ``(m, d)`` matrix of features, finite (unbounded otherwise)."""
+    _check_2d(X, name, "features")
+    if is_concrete(X):
+        _finite_range(np.asarray(X), name)
+
+
 def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
     """``H`` a non-empty ``(m, n)`` matrix, finite with entries in ``[-1, 1]`` (or ``{-1, 1}``)."""
-    shape = jnp.shape(H)
-    if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"{name} must be a non-empty 2-D (examples, voters) array; got {shape}")
+    _check_2d(H, name, "voters")
     if not is_concrete(H):
         return
-    values = np.asarray(H, np.float64)
-    if not np.isfinite(values).all():
-        raise ValueError(f"{name} has NaN or inf entries")
-    if binary and not np.isin(values, (-1.0, 1.0)).all():
+    values = np.asarray(H)
+    lo, hi = _finite_range(values, name)
+    if binary and not (np.abs(values) == 1).all():
         raise ValueError(f"{name} must hold binary votes -1 / +1")
-    if np.abs(values).max() > 1 + 1e-6:
-        raise ValueError(
-            f"{name} must have entries in [-1, 1]; max |entry| {np.abs(values).max():g}"
-        )
+    if max(-lo, hi) > 1 + 1e-6:
+        raise ValueError(f"{name} must have entries in [-1, 1]; max |entry| {max(-lo, hi):g}")
 
 
 def check_labels(y: ArrayLike, m: int) -> None:
     """``y`` of shape ``(m,)`` with labels in ``{-1, +1}``, both present."""
     if jnp.shape(y) != (m,):
-        raise ValueError(f"y must have shape ({m},) to match the votes; got {jnp.shape(y)}")
+        raise ValueError(f"y must have shape ({m},), one label per example; got {jnp.shape(y)}")
     if is_concrete(y):
         found = np.unique(np.asarray(y))
         if not np.isin(found, (-1, 1)).all():
@@ -94,7 +113,8 @@ def check_scalar(
     above = v > low if low_open else v >= low
     below = v < high if high_open else v <= high
     if not (np.isfinite(v) and above and below):
-        interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        opened, closed = low_open or low == -np.inf, high_open or high == np.inf
+        interval = f"{'(' if opened else '['}{low:g}, {high:g}{')' if closed else ']'}"
         raise ValueError(f"{name} must be finite and lie in {interval}; got {v:g}")
 
 

@@ -161,11 +161,12 @@ def test_float32_and_vmap_over_problems():
     ("H", "y", "rounds", "match"),
     [
         (np.ones((4, 2)), np.array([1.0, -1, 1, 0]), 3, "labels"),
+        (np.ones((4, 2)), -np.ones(4), 3, "both classes"),
         (np.ones((4, 2)), np.ones(3), 3, "shape"),
-        (np.full((4, 2), 0.5), np.ones(4), 3, "binary"),
-        (np.full((4, 2), np.nan), np.ones(4), 3, "binary"),
-        (np.ones((4, 2)), np.ones(4), 0, "n_rounds"),
-        (np.ones(4), np.ones(4), 3, "matrix"),
+        (np.full((4, 2), 0.5), np.array([1.0, -1, 1, -1]), 3, "binary"),
+        (np.full((4, 2), np.nan), np.array([1.0, -1, 1, -1]), 3, "NaN"),
+        (np.ones((4, 2)), np.array([1.0, -1, 1, -1]), 0, "n_rounds"),
+        (np.ones(4), np.array([1.0, -1, 1, -1]), 3, "2-D"),
     ],
 )
 def test_validation(H, y, rounds, match):

@@ -211,15 +211,19 @@ def test_numeric_hyperparameters_do_not_recompile():
     assert len(set(sel[sel >= 0])) == np.sum(sel >= 0)
 
 
+Y4 = np.array([1.0, -1, 1, -1])  # both classes: each case below has one defect
+
+
 @pytest.mark.parametrize(
     "H, y, rounds, match",
     [
         (np.ones((4, 3)), np.array([0, 1, 0, 1.0]), 3, "labels"),
+        (np.ones((4, 3)), np.ones(4), 3, "both classes"),
         (np.ones((4, 3)), np.ones(5), 3, "shape"),
-        (np.full((4, 3), np.nan), np.ones(4), 3, "NaN"),
-        (2 * np.ones((4, 3)), np.ones(4), 3, r"\[-1, 1\]"),
-        (np.ones((4, 3)), np.ones(4), 0, "n_rounds"),
-        (np.ones(4), np.ones(4), 3, "matrix"),
+        (np.full((4, 3), np.nan), Y4, 3, "NaN"),
+        (2 * np.ones((4, 3)), Y4, 3, r"\[-1, 1\]"),
+        (np.ones((4, 3)), Y4, 0, "n_rounds"),
+        (np.ones(4), Y4, 3, "2-D"),
     ],
 )
 def test_validation(H, y, rounds, match):
@@ -229,6 +233,6 @@ def test_validation(H, y, rounds, match):
 
 def test_validation_of_weights_and_tol():
     with pytest.raises(ValueError, match="sample_weight"):
-        cbboost(np.ones((4, 3)), np.ones(4), 2, sample_weight=-np.ones(4))
+        cbboost(np.ones((4, 3)), Y4, 2, sample_weight=-np.ones(4))
     with pytest.raises(ValueError, match="tol"):
-        cbboost(np.ones((4, 3)), np.ones(4), 2, tol=-1.0)
+        cbboost(np.ones((4, 3)), Y4, 2, tol=-1.0)

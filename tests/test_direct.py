@@ -206,8 +206,8 @@ def test_grad_of_certified_bound_wrt_delta_matches_finite_differences():
     ("kwargs", "message"),
     [
         ({"y": np.r_[np.ones(199), 0.0]}, "labels must be -1 or \\+1"),
-        ({"delta": 0.0}, "delta must lie in"),
-        ({"delta": 1.5}, "delta must lie in"),
+        ({"delta": 0.0}, "delta must be finite and lie in \\(0, 1\\]"),
+        ({"delta": 1.5}, "delta must be finite and lie in \\(0, 1\\]"),
         ({"steps": 0}, "steps must be"),
         ({"H": np.full((200, 6), np.nan)}, "NaN or inf"),
         ({"H": np.full((200, 6), 2.0)}, "\\[-1, 1\\]"),

@@ -14,6 +14,7 @@ from tests.test_adaboost import _votes, all_stumps
 
 T = 25
 LAMBDAS = (0.0, 0.3, 1.0)
+Y4 = np.array([1.0, -1, 1, -1])  # both classes
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -120,12 +121,13 @@ def test_break_and_perfect_learner():
 @pytest.mark.parametrize(
     ("H", "y", "lam", "rounds", "match"),
     [
-        (np.ones((4, 2)), np.ones(4), 1.5, 3, r"\[0, 1\]"),
-        (np.ones((4, 2)), np.ones(4), -0.1, 3, r"\[0, 1\]"),
-        (np.ones((4, 2)), np.ones(4), np.ones(2), 3, "scalar"),
-        (np.full((4, 2), 0.5), np.ones(4), 0.5, 3, "binary"),
+        (np.ones((4, 2)), Y4, 1.5, 3, r"lam must .*\[0, 1\]"),
+        (np.ones((4, 2)), Y4, -0.1, 3, r"lam must .*\[0, 1\]"),
+        (np.ones((4, 2)), Y4, np.ones(2), 3, "scalar"),
+        (np.full((4, 2), 0.5), Y4, 0.5, 3, "binary"),
         (np.ones((4, 2)), np.array([1.0, -1, 1, 3]), 0.5, 3, "labels"),
-        (np.ones((4, 2)), np.ones(4), 0.5, 0, "n_rounds"),
+        (np.ones((4, 2)), np.ones(4), 0.5, 3, "both classes"),
+        (np.ones((4, 2)), Y4, 0.5, 0, "n_rounds"),
     ],
 )
 def test_validation(H, y, lam, rounds, match):

@@ -31,10 +31,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
+from pacbound.validation import check_labels, check_positive_int, check_votes, float_dtype
 from pacbound.voters import Stumps, StumpSearch, stump_scores
 
 __all__ = [
@@ -196,19 +196,13 @@ def stump_weights(alphas):
     return jnp.where(total > 0, alphas / jnp.where(total > 0, total, 1), 0)
 
 
-def float_dtype(H_dtype, y) -> jnp.dtype:
-    """The computation dtype: ``y``'s float type, or ``H``'s if wider and floating."""
-    kinds = (H_dtype, y) if jnp.issubdtype(H_dtype, jnp.floating) else (y,)
-    return jnp.result_type(*kinds, jnp.float32)
-
-
 def _exp_loss(y):
     return lambda f: jnp.mean(jnp.exp(-y * f))
 
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
 def _adaboost_dense(H, y, n_rounds):
-    y = y.astype(float_dtype(H.dtype, y))
+    y = y.astype(float_dtype(H, y))
     H = H.astype(y.dtype)
     sel, alphas, errors, losses = boosting_scan(
         column_learner(H), y, n_rounds, lambda w: w, _adaboost_rule, _exp_loss(y)
@@ -218,40 +212,13 @@ def _adaboost_dense(H, y, n_rounds):
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
 def _adaboost_stumps(search, y, n_rounds):
-    y = y.astype(float_dtype(search.thresholds.dtype, y))
+    y = y.astype(float_dtype(search.thresholds, y))
     learner = stump_learner(search, y.dtype)
     sel, alphas, errors, losses = boosting_scan(
         learner, y, n_rounds, lambda w: w, _adaboost_rule, _exp_loss(y)
     )
     stumps, signs = stumps_of(search, sel)
     return AdaBoostStumpsResult(stump_weights(alphas), stumps, signs, sel, alphas, errors, losses)
-
-
-# ----------------------------------------------------------------- host-side checks
-def concrete(*xs) -> bool:
-    """Whether no argument is traced (value checks run only then)."""
-    return not any(isinstance(x, jax.core.Tracer) for x in xs)
-
-
-def check_rounds_labels(n_rounds, y, m) -> None:
-    """``n_rounds`` a positive integer; ``y`` of shape ``(m,)`` with labels ±1."""
-    if int(n_rounds) != n_rounds or n_rounds < 1:
-        raise ValueError(f"n_rounds must be an integer >= 1; got {n_rounds!r}")
-    if jnp.shape(y) != (m,):
-        raise ValueError(f"y must have shape ({m},) to match the votes; got {jnp.shape(y)}")
-    if concrete(y):
-        found = np.unique(np.asarray(y))
-        if not np.all(np.isin(found, [-1, 1])):
-            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
-
-
-def check_binary_votes(H) -> None:
-    """``H`` a non-empty ``(m, n)`` matrix of ``-1`` / ``+1`` (discrete weak learners)."""
-    shape = jnp.shape(H)
-    if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"H must be a non-empty (examples, voters) matrix; got {shape}")
-    if concrete(H) and not np.all(np.isin(np.asarray(H, np.float64), [-1.0, 1.0])):
-        raise ValueError("H must hold binary votes -1 / +1 (no NaN) for discrete boosting")
 
 
 def adaboost(H: ArrayLike, y: ArrayLike, n_rounds: int) -> AdaBoostResult:
@@ -270,10 +237,12 @@ def adaboost(H: ArrayLike, y: ArrayLike, n_rounds: int) -> AdaBoostResult:
       :class:`AdaBoostResult`.
 
     Raises:
-      ValueError: for malformed ``H`` / ``y``, non-binary votes or labels, ``n_rounds < 1``.
+      ValueError: for malformed ``H`` / ``y``, non-binary votes or labels, a single class,
+        ``n_rounds < 1``.
     """
-    check_binary_votes(H)
-    check_rounds_labels(n_rounds, y, jnp.shape(H)[0])
+    check_votes(H, binary=True)
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, jnp.shape(H)[0])
     return _adaboost_dense(jnp.asarray(H), jnp.asarray(y), int(n_rounds))
 
 
@@ -284,5 +253,6 @@ def adaboost_stumps(search: StumpSearch, y: ArrayLike, n_rounds: int) -> AdaBoos
     (:func:`pacbound.voters.stump_search`): the split points of scikit-learn's depth-1 trees.
     Evaluate the vote with ``voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
     """
-    check_rounds_labels(n_rounds, y, search.order.shape[1])
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, search.order.shape[1])
     return _adaboost_stumps(search, jnp.asarray(y), int(n_rounds))

@@ -26,11 +26,18 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.cbound import cbound
+from pacbound.validation import (
+    check_labels,
+    check_positive_int,
+    check_sample_weight,
+    check_scalar,
+    check_votes,
+    float_dtype,
+)
 from pacbound.voters import Stumps, StumpSearch, stump_scores
 
 __all__ = [
@@ -221,11 +228,6 @@ def _boost(edges, column, gamma_h, nu_h, y, w, n_rounds, reselect, tol, gradient
     return _Rounds(sel, alpha, cbs, dec, cbs[0] - jnp.cumsum(dec))
 
 
-def _dtype(H, y):
-    kinds = (H, y) if jnp.issubdtype(H.dtype, jnp.floating) else (y,)
-    return jnp.result_type(*kinds, jnp.float32)
-
-
 def _weights(sample_weight, y):
     """Unnormalized example weights: sums of ±1 votes with integer weights stay exact."""
     return jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
@@ -234,7 +236,7 @@ def _weights(sample_weight, y):
 @functools.partial(jax.jit, static_argnames=("n_rounds", "gradient"))
 def _cbboost_dense(H, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
     H = jnp.asarray(H)
-    y = jnp.asarray(y, _dtype(H, y))
+    y = jnp.asarray(y, float_dtype(H, y))
     w = _weights(sample_weight, y)
     gamma_h = _column_sums(w * y, H) / jnp.sum(w)
     nu_h = _column_sums(w, H, square=True) / jnp.sum(w)
@@ -267,7 +269,7 @@ def weights_after(result: CBBoostResult | CBBoostStumpsResult, rounds: ArrayLike
 
 @functools.partial(jax.jit, static_argnames=("n_rounds", "gradient"))
 def _cbboost_stumps(search, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
-    y = jnp.asarray(y, _dtype(search.thresholds, y))
+    y = jnp.asarray(y, float_dtype(search.thresholds, y))
     w = _weights(sample_weight, y)
     positions = search.valid.shape[1]
     margins = stump_scores(search, w * y).ravel() / jnp.sum(w)  # NaN where no stump (ties)
@@ -290,25 +292,12 @@ def _cbboost_stumps(search, y, sample_weight, n_rounds, allow_reselect, tol, gra
     return result._replace(q=weights_after(result, n_rounds))
 
 
-def _concrete(*xs) -> bool:
-    return not any(isinstance(x, jax.core.Tracer) for x in xs)
-
-
 def _check(y, m, n_rounds, sample_weight, tol) -> None:
-    """Host-side checks; value checks only on concrete (not traced) arrays."""
-    if int(n_rounds) != n_rounds or n_rounds < 1:
-        raise ValueError(f"n_rounds must be an integer >= 1; got {n_rounds!r}")
-    if jnp.shape(y) != (m,):
-        raise ValueError(f"y must have shape ({m},) to match the votes; got {jnp.shape(y)}")
-    if _concrete(y) and not np.all(np.isin(found := np.unique(np.asarray(y)), [-1, 1])):
-        raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
-    sw = np.ones(m) if sample_weight is None else sample_weight
-    if jnp.shape(sw) != (m,) or (
-        _concrete(sw) and not (np.all(sw >= 0) and 0 < np.sum(sw) < np.inf)
-    ):
-        raise ValueError(f"sample_weight must be ({m},), finite, >= 0 and not all 0")
-    if jnp.ndim(tol) != 0 or (_concrete(tol) and not float(tol) >= 0):
-        raise ValueError(f"tol must be a scalar >= 0; got {tol!r}")
+    """Host-side checks shared by both learners (value checks skipped under a trace)."""
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    check_scalar("tol", tol, 0.0)
 
 
 def cbboost(
@@ -345,17 +334,11 @@ def cbboost(
       :class:`CBBoostResult`.
 
     Raises:
-      ValueError: for a malformed ``H``/``y``/``sample_weight``, labels other than ±1, NaN
-        votes, or ``n_rounds < 1``.
+      ValueError: for a malformed ``H``/``y``/``sample_weight``, labels other than ±1 (or a
+        single class), NaN votes, a negative ``tol``, or ``n_rounds < 1``.
     """
-    shape = jnp.shape(H)
-    if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"H must be a non-empty (examples, voters) matrix; got {shape}")
-    _check(y, shape[0], n_rounds, sample_weight, tol)
-    if _concrete(H):  # min / max in H's own dtype: no float copy of H; NaN fails both tests
-        lo, hi = float(np.min(np.asarray(H))), float(np.max(np.asarray(H)))
-        if not (lo >= -1 - 1e-6 and hi <= 1 + 1e-6):
-            raise ValueError(f"H must be finite (no NaN) with entries in [-1, 1]; got [{lo}, {hi}]")
+    check_votes(H)
+    _check(y, jnp.shape(H)[0], n_rounds, sample_weight, tol)
     return _cbboost_dense(H, y, sample_weight, int(n_rounds), allow_reselect, tol, gradient)
 
 

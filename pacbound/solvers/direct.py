@@ -46,6 +46,14 @@ from jax.typing import ArrayLike
 
 from pacbound import bounds
 from pacbound.kl import kl_divergence
+from pacbound.validation import (
+    check_delta,
+    check_labels,
+    check_positive_int,
+    check_votes,
+    float_dtype,
+    is_concrete,
+)
 
 __all__ = [
     "BOUND_NAMES",
@@ -294,45 +302,13 @@ def _minimize(bound, H, y, prior, delta, key, *, posterior, optimizer, steps, ba
 
 
 # ------------------------------------------------------------------ thin validated boundary
-def _concrete(*xs) -> bool:
-    return not any(isinstance(x, jax.core.Tracer) for x in xs)
-
-
-def float_dtype(*xs):
-    """float32 by default, float64 when an input is float64 (under ``jax_enable_x64``)."""
-    return jnp.result_type(*(jnp.asarray(x).dtype for x in xs), jnp.float32)
-
-
-def check_sample(X: ArrayLike, y: ArrayLike, name: str = "H", bounded: bool = True) -> None:
-    """Shapes always; when concrete, finite entries (in ``[-1, 1]`` if ``bounded``) and
-    labels in ``{-1, +1}``."""
-    shape = jnp.shape(X)
-    if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"{name} must be a non-empty 2-D (examples, columns) array; got {shape}")
-    if jnp.shape(y) != shape[:1]:
-        raise ValueError(f"y must have shape ({shape[0]},) to match {name}; got {jnp.shape(y)}")
-    if _concrete(X):
-        values = np.asarray(X, np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError(f"{name} has NaN or inf entries")
-        if bounded and np.abs(values).max() > 1 + 1e-6:
-            raise ValueError(f"{name} must have entries in [-1, 1]; max |entry| is {values.max()}")
-    if _concrete(y):
-        found = np.unique(np.asarray(y))
-        if not np.isin(found, [-1, 1]).all():
-            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
-
-
-def check_run(delta: ArrayLike, steps: int, batch_size: int | None, m: int) -> None:
-    """``delta`` a scalar in ``(0, 1]`` (when concrete), ``steps >= 1``, ``batch_size >= 1``."""
-    if jnp.ndim(delta) != 0:
-        raise ValueError(f"delta must be a scalar (jax.vmap over several); got {jnp.shape(delta)}")
-    if _concrete(delta) and not 0 < float(delta) <= 1:
-        raise ValueError(f"delta must lie in (0, 1]; got {float(delta)}")
-    if not isinstance(steps, int | np.integer) or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1; got {steps!r}")
-    if batch_size is not None and (not isinstance(batch_size, int | np.integer) or batch_size < 1):
-        raise ValueError(f"batch_size must be None or an integer >= 1; got {batch_size!r}")
+def check_run(delta: ArrayLike, steps: int, batch_size: int | None) -> None:
+    """The optimizer loop's arguments (shared with :mod:`pacbound.solvers.gaussian_mixture`):
+    ``delta`` in ``(0, 1]``, ``steps >= 1`` and ``batch_size`` ``None`` or ``>= 1``."""
+    check_delta(delta)
+    check_positive_int("steps", steps)
+    if batch_size is not None:
+        check_positive_int("batch_size", batch_size)
 
 
 def _prior(prior: ArrayLike | None, columns: int, dtype) -> jax.Array:
@@ -342,7 +318,7 @@ def _prior(prior: ArrayLike | None, columns: int, dtype) -> jax.Array:
         raise ValueError(
             f"prior must have shape ({columns},), one mass per column; got {prior.shape}"
         )
-    if _concrete(prior):
+    if is_concrete(prior):
         p = np.asarray(prior, np.float64)
         if not (np.all(p > 0) and abs(p.sum() - 1) < 1e-5):
             raise ValueError("prior must be a distribution with positive masses summing to 1")
@@ -401,9 +377,10 @@ def minimize_bound(
     """
     if posterior not in ("softmax", "quasi_uniform"):
         raise ValueError(f"posterior must be 'softmax' or 'quasi_uniform'; got {posterior!r}")
-    check_sample(H, y)
+    check_votes(H)
     m, n = jnp.shape(H)
-    check_run(delta, steps, batch_size, m)
+    check_labels(y, m)
+    check_run(delta, steps, batch_size)
     dtype = float_dtype(H, y)
     bound = cast_bound(as_bound(bound), dtype)
     if bound.name == "cbound_quasi_uniform" and (posterior != "quasi_uniform" or m <= 8):
@@ -433,14 +410,15 @@ def certify_posterior(
     ``"cbound_quasi_uniform"`` applies only if ``H`` is self-complemented (``[G, -G]``) and
     ``q`` quasi-uniform on it; that is the caller's claim, checked when concrete.
     """
-    check_sample(H, y)
+    check_votes(H)
     m, n = jnp.shape(H)
-    check_run(delta, 1, None, m)
+    check_labels(y, m)
+    check_delta(delta)
     dtype = float_dtype(H, y, q)
     bound = cast_bound(as_bound(bound), dtype)
     H, y, q = jnp.asarray(H, dtype), jnp.asarray(y, dtype), jnp.asarray(q, dtype)
     prior = _prior(prior, n, dtype)
-    if bound.name == "cbound_quasi_uniform" and _concrete(H, q):
+    if bound.name == "cbound_quasi_uniform" and is_concrete(H, q):
         half, Hn, qn = n // 2, np.asarray(H), np.asarray(q)
         pairs = n % 2 == 0 and np.allclose(Hn[:, half:], -Hn[:, :half])
         if not (pairs and np.allclose(qn[:half] + qn[half:], 1.0 / half, atol=1e-6) and m > 8):

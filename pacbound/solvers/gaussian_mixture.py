@@ -44,12 +44,11 @@ from pacbound.solvers.direct import (
     cast_bound,
     certify,
     check_run,
-    check_sample,
-    float_dtype,
     margin_stats,
     objective,
     run_optimizer,
 )
+from pacbound.validation import check_labels, check_matrix, check_positive_int, float_dtype
 
 __all__ = ["MixtureResult", "minimize_mixture_bound", "mixture_predict", "mixture_votes"]
 
@@ -100,7 +99,7 @@ def mixture_votes(
     """The vote ``E_{v~Q} h_v(x) = sum_i q_i E_{v~N(w_i, I)} h_v(x)`` on every row of ``Phi``,
     in ``[-1, 1]`` (roy2016 §2); the margin is ``y`` times it."""
     Phi = jnp.asarray(Phi)
-    Phi = Phi.astype(jnp.result_type(Phi, jnp.float32))
+    Phi = Phi.astype(float_dtype(Phi))
     return _expected_votes(jnp.asarray(centers, Phi.dtype), Phi, voters) @ jnp.asarray(weights)
 
 
@@ -187,17 +186,17 @@ def minimize_mixture_bound(
     Returns:
       :class:`MixtureResult`.
     """
-    check_sample(Phi, y, "Phi", bounded=False)
+    check_matrix(Phi, "Phi")
     m, dim = jnp.shape(Phi)
+    check_labels(y, m)
     dtype = float_dtype(Phi, y)
     bound = cast_bound(as_bound(bound), dtype)
     if bound.name == "cbound_quasi_uniform":
         raise ValueError("cbound_quasi_uniform needs a finite self-complemented voter set")
     if voters not in _VOTERS:
         raise ValueError(f"voters must be one of {_VOTERS}; got {voters!r}")
-    if not isinstance(n_components, int) or n_components < 1:
-        raise ValueError(f"n_components must be an integer >= 1; got {n_components!r}")
-    check_run(delta, steps, batch_size, m)
+    check_positive_int("n_components", n_components)
+    check_run(delta, steps, batch_size)
     prior_center = jnp.zeros(dim, dtype) if prior_center is None else jnp.asarray(prior_center)
     if prior_center.shape != (dim,):
         raise ValueError(f"prior_center must have shape ({dim},); got {prior_center.shape}")

@@ -45,6 +45,15 @@ from jax.typing import ArrayLike
 
 from pacbound.bounds import exponential_loss_constants, general_loss, quadratic_loss_constants
 from pacbound.kl import quasi_uniform_kl
+from pacbound.validation import (
+    check_delta,
+    check_labels,
+    check_positive_int,
+    check_scalar,
+    check_votes,
+    float_dtype,
+    is_concrete,
+)
 
 __all__ = [
     "KLCoordinateResult",
@@ -200,8 +209,7 @@ def _sweep(carry, Z, z2, order, C, gamma, loss, relaxation):
 
 @functools.partial(jax.jit, static_argnames=("loss", "relaxation", "max_sweeps", "shuffle"))
 def _solve(H, y, C, gamma, key, epsilon, delta, loss, relaxation, max_sweeps, shuffle):
-    kinds = (H, y) if jnp.issubdtype(H.dtype, jnp.floating) else (y,)  # int8 votes: y's float
-    dtype = jnp.result_type(*kinds, jnp.float32)
+    dtype = float_dtype(H, y)  # int8 votes compute in y's float type
     y = y.astype(dtype)
     Z = (y[:, None] * H.astype(dtype)).T  # (n, m): row j is y * h_j
     C, gamma, epsilon, delta = (jnp.asarray(a, dtype) for a in (C, gamma, epsilon, delta))
@@ -232,39 +240,20 @@ def _solve(H, y, C, gamma, key, epsilon, delta, loss, relaxation, max_sweeps, sh
     return KLCoordinateResult(c.w, q, objective, c.objectives, c.sweep, c.change <= epsilon, bound)
 
 
-def _concrete(*xs) -> bool:
-    return not any(isinstance(x, jax.core.Tracer) for x in xs)
-
-
 def _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps) -> None:
     """Host-side checks; value checks only on concrete (not traced) arguments."""
     if loss not in LOSSES or relaxation not in RELAXATIONS:
         raise ValueError(f"loss must be one of {LOSSES} and relaxation one of {RELAXATIONS}; "
                          f"got {loss!r}, {relaxation!r}")  # fmt: skip
-    if int(max_sweeps) != max_sweeps or max_sweeps < 1:
-        raise ValueError(f"max_sweeps must be an integer >= 1; got {max_sweeps!r}")
-    shape = jnp.shape(H)
-    if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"H must be a non-empty (examples, voters) matrix; got {shape}")
-    if jnp.shape(y) != shape[:1]:
-        raise ValueError(f"y must have shape ({shape[0]},) to match H; got {jnp.shape(y)}")
-    if _concrete(y):
-        found = np.unique(np.asarray(y))
-        if not np.all(np.isin(found, [-1, 1])):
-            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
-    if _concrete(H):
-        values = np.asarray(H, np.float64)
-        if not np.all(np.isfinite(values)) or np.abs(values).max() > 1:
-            raise ValueError("H must be finite (no NaN) with entries in [-1, 1]")
-        if loss == "exponential" and not np.all(np.isin(values, [-1.0, 0.0, 1.0])):
-            raise ValueError("the exponential loss (eq. 10) needs votes in {-1, 0, +1}")
-    for name, value, ok in (("C", C, lambda v: v > 0), ("gamma", gamma, lambda v: v > 0),
-                            ("epsilon", epsilon, lambda v: v >= 0),
-                            ("delta", delta, lambda v: 0 < v <= 1)):  # fmt: skip
-        if jnp.ndim(value) != 0:
-            raise ValueError(f"{name} must be a scalar; got shape {jnp.shape(value)}")
-        if _concrete(value) and not ok(float(value)):
-            raise ValueError(f"{name} out of range: {value!r}")
+    check_positive_int("max_sweeps", max_sweeps)
+    check_votes(H)
+    check_labels(y, jnp.shape(H)[0])
+    if loss == "exponential" and is_concrete(H) and not np.isin(np.asarray(H), (-1, 0, 1)).all():
+        raise ValueError("the exponential loss (eq. 10) needs votes in {-1, 0, +1}")
+    check_scalar("C", C, 0.0, low_open=True)
+    check_scalar("gamma", gamma, 0.0, low_open=True)
+    check_scalar("epsilon", epsilon, 0.0)
+    check_delta(delta)
 
 
 def kl_coordinate_descent(
@@ -308,9 +297,9 @@ def kl_coordinate_descent(
       :class:`KLCoordinateResult`; ``objectives`` decreases sweep after sweep.
 
     Raises:
-      ValueError: for malformed ``H`` / ``y``, labels other than ±1, NaN votes, non-ternary
-        votes with the exponential loss, or ``C``, ``gamma``, ``epsilon``, ``delta`` out of
-        range (checked when not traced).
+      ValueError: for malformed ``H`` / ``y``, labels other than ±1 (or a single class), NaN
+        votes, non-ternary votes with the exponential loss, or ``C``, ``gamma``, ``epsilon``,
+        ``delta`` out of range (checked when not traced).
 
     Example:
       >>> H = voters.votes(voters.fit_stumps(X), X)  # doctest: +SKIP

@@ -38,15 +38,18 @@ from jax.typing import ArrayLike
 
 from pacbound.solvers.adaboost import (
     boosting_scan,
-    check_binary_votes,
-    check_rounds_labels,
     column_learner,
     column_weights,
-    concrete,
-    float_dtype,
     stump_learner,
     stump_weights,
     stumps_of,
+)
+from pacbound.validation import (
+    check_labels,
+    check_positive_int,
+    check_scalar,
+    check_votes,
+    float_dtype,
 )
 from pacbound.voters import Stumps, StumpSearch
 
@@ -124,7 +127,7 @@ def _rounds(learner, y, n_rounds, lam):
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
 def _vebboost_dense(H, y, lam, n_rounds):
-    y = y.astype(float_dtype(H.dtype, y))
+    y = y.astype(float_dtype(H, y))
     H = H.astype(y.dtype)
     sel, alphas, _, costs = _rounds(column_learner(H), y, n_rounds, jnp.asarray(lam, y.dtype))
     return VEBBoostResult(column_weights(sel, alphas, H.shape[1]), alphas, sel, costs)
@@ -132,18 +135,11 @@ def _vebboost_dense(H, y, lam, n_rounds):
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
 def _vebboost_stumps(search, y, lam, n_rounds):
-    y = y.astype(float_dtype(search.thresholds.dtype, y))
+    y = y.astype(float_dtype(search.thresholds, y))
     learner = stump_learner(search, y.dtype)
     sel, alphas, _, costs = _rounds(learner, y, n_rounds, jnp.asarray(lam, y.dtype))
     stumps, signs = stumps_of(search, sel)
     return VEBBoostStumpsResult(stump_weights(alphas), stumps, signs, sel, alphas, costs)
-
-
-def _check_lambda(lam) -> None:
-    if jnp.ndim(lam) != 0:
-        raise ValueError(f"lam must be a scalar; got shape {jnp.shape(lam)}")
-    if concrete(lam) and not 0 <= float(lam) <= 1:
-        raise ValueError(f"lam must lie in [0, 1] (Theorem 2); got {lam!r}")
 
 
 def vebboost(H: ArrayLike, y: ArrayLike, lam: ArrayLike, n_rounds: int) -> VEBBoostResult:
@@ -163,12 +159,13 @@ def vebboost(H: ArrayLike, y: ArrayLike, lam: ArrayLike, n_rounds: int) -> VEBBo
       :class:`VEBBoostResult`.
 
     Raises:
-      ValueError: for malformed ``H`` / ``y``, non-binary votes or labels, ``lam`` outside
-        ``[0, 1]`` (when not traced) or ``n_rounds < 1``.
+      ValueError: for malformed ``H`` / ``y``, non-binary votes or labels, a single class,
+        ``lam`` outside ``[0, 1]`` (when not traced) or ``n_rounds < 1``.
     """
-    check_binary_votes(H)
-    check_rounds_labels(n_rounds, y, jnp.shape(H)[0])
-    _check_lambda(lam)
+    check_votes(H, binary=True)
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, jnp.shape(H)[0])
+    check_scalar("lam", lam, 0.0, 1.0)  # Theorem 2's range
     return _vebboost_dense(jnp.asarray(H), jnp.asarray(y), lam, int(n_rounds))
 
 
@@ -181,6 +178,7 @@ def vebboost_stumps(
     feature (:func:`pacbound.voters.stump_search`). Evaluate the vote with
     ``pacbound.voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
     """
-    check_rounds_labels(n_rounds, y, search.order.shape[1])
-    _check_lambda(lam)
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, search.order.shape[1])
+    check_scalar("lam", lam, 0.0, 1.0)  # Theorem 2's range
     return _vebboost_stumps(search, jnp.asarray(y), lam, int(n_rounds))
