@@ -1,6 +1,31 @@
-"""pacbound: weighted majority votes learned by minimizing PAC-Bayesian bounds, in JAX."""
+"""pacbound: weighted majority votes learned by minimizing PAC-Bayesian bounds, in JAX.
 
-from pacbound import bounds, cbound, kl, margins
+Building blocks: :mod:`~pacbound.margins`, :mod:`~pacbound.cbound`, :mod:`~pacbound.kl`,
+:mod:`~pacbound.bounds`, :mod:`~pacbound.projections`; voters and data:
+:mod:`~pacbound.voters`, :mod:`~pacbound.datasets`; learners: :mod:`~pacbound.solvers`.
+"""
 
-__all__ = ["bounds", "cbound", "kl", "margins"]
+from pacbound import (
+    bounds,
+    cbound,
+    datasets,
+    kl,
+    margins,
+    projections,
+    solvers,
+    validation,
+    voters,
+)
+
+__all__ = [
+    "bounds",
+    "cbound",
+    "datasets",
+    "kl",
+    "margins",
+    "projections",
+    "solvers",
+    "validation",
+    "voters",
+]
 __version__ = "0.1.0"
