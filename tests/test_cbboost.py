@@ -197,14 +197,14 @@ def test_vmap_over_folds_equals_one_fold_at_a_time():
 
 
 def test_numeric_hyperparameters_do_not_recompile():
-    from pacbound.solvers import cbboost as module
+    from pacbound.solvers.cbboost import _cbboost_dense
 
     H, y = _votes(8)
     base = cbboost(H, y, T)
-    size = module._cbboost_dense._cache_size()
+    size = _cbboost_dense._cache_size()
     stopped = cbboost(H, y, T, tol=1.0)  # every round's decrease is below 1
     once = cbboost(H, y, T, allow_reselect=False)
-    assert module._cbboost_dense._cache_size() == size
+    assert _cbboost_dense._cache_size() == size
     assert np.all(np.asarray(stopped.selected)[1:] == -1)
     assert np.all(np.asarray(stopped.cbounds) == base.cbounds[0])
     sel = np.asarray(once.selected)

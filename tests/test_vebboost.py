@@ -5,9 +5,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound.solvers import vebboost as veb
 from pacbound.solvers.adaboost import adaboost
-from pacbound.solvers.vebboost import veb_cost, vebboost, vebboost_stumps
+from pacbound.solvers.vebboost import _vebboost_dense, veb_cost, vebboost, vebboost_stumps
 from pacbound.voters import stumps_vote
 from tests.reference.boosting_numpy import vebboost_cost, vebboost_reference
 from tests.test_adaboost import _votes, all_stumps
@@ -78,13 +77,13 @@ def test_vmap_over_lambda_equals_jit_without_recompiling():
     lams = jnp.array(LAMBDAS)
     batched = jax.vmap(lambda lam: vebboost(Hc, y, lam, T))(lams)
     vebboost(Hc, y, 0.5, T)
-    compiled = veb._vebboost_dense._cache_size()
+    compiled = _vebboost_dense._cache_size()
     for i, lam in enumerate(LAMBDAS):
         single = vebboost(Hc, y, lam, T)
         np.testing.assert_array_equal(batched.selected[i], single.selected)
         np.testing.assert_allclose(batched.alphas[i], single.alphas, rtol=1e-13)
         np.testing.assert_allclose(batched.costs[i], single.costs, rtol=1e-13)
-    assert veb._vebboost_dense._cache_size() == compiled
+    assert _vebboost_dense._cache_size() == compiled
 
 
 def test_stumps_equal_dense_over_all_thresholds():
