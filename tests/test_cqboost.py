@@ -68,6 +68,8 @@ def test_unreachable_mu_names_the_largest(problem):
         cqboost(H, y, largest + 1e-3, 1e-6, MAX_COLUMNS)
     with pytest.raises(ValueError, match="mu"):
         cqboost(H, y, -0.1)
+    traced = jax.jit(lambda mu: cqboost(H, y, mu, 1e-6, MAX_COLUMNS))(largest + 1e-3)
+    assert not bool(traced.converged)  # no check under jit: flagged instead
 
 
 def test_zero_weights_equal_slicing(problem):

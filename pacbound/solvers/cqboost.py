@@ -146,7 +146,8 @@ def cqboost(
 
     Raises:
       ValueError: malformed inputs, or ``mu`` above the largest reachable first moment (the
-        message names it).
+        message names it). Under ``jit`` / ``vmap`` (traced ``mu`` or weights, no value
+        checks) an unreachable ``mu`` (e.g. on one fold) gives ``converged = False``.
     """
     return _cqboost(H, y, mu, eps, max_columns, sample_weight, rtol, max_iter)
 

@@ -134,19 +134,23 @@ def project_simplex_halfspace(
     x_plane, lam_plane, _, ok_plane = _on_free_set(z, a, b, free0, active, True)
     ok_plane &= ~ok_simplex
 
-    def sort_simplex(s):  # runs only when the guess fails both ways
-        x = _simplex(z, active)
+    # The fallbacks are 0/1-trip loops (under vmap they run only if some lane needs them).
+    # Their bodies read z through the carried flag: XLA would otherwise hoist a body that
+    # depends on loop invariants only out of the loop, and run it every time.
+    def sort_simplex(s):
+        x = _simplex(jnp.where(s[2], z, z + 1), active)
         return x, a @ x >= b, jnp.ones((), bool)
 
     x, inside, _ = lax.while_loop(
         lambda s: ~s[2], sort_simplex, (x_simplex, ok_simplex, ok_simplex | ok_plane)
     )
+
+    def root(s):
+        return (*_phi_root(jnp.where(s[2], z, z + 1), a, b, active, lam0), jnp.zeros((), bool))
+
     need_root = ~inside & ~ok_plane
-    x_root, lam_root = lax.while_loop(
-        lambda s: s[2],
-        lambda s: (*_phi_root(z, a, b, active, lam0), False),
-        (x, jnp.zeros((), z.dtype), need_root),
-    )[:2]
+    init = (x, jnp.zeros((), z.dtype), need_root)
+    x_root, lam_root, _ = lax.while_loop(lambda s: s[2], root, init)
     x = jnp.where(inside, x, jnp.where(ok_plane, x_plane, x_root))
     return x, jnp.where(inside, 0, jnp.where(ok_plane, lam_plane, lam_root)).astype(z.dtype)
 

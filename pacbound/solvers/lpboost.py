@@ -151,16 +151,16 @@ def _pdhg_step(s: _PdhgState, K, c, rho, u, active, eta) -> _PdhgState:
                       s.primal, s.dual)  # fmt: skip
 
 
-def _lp_vertex(x, y, K, c, u, active, delta):
-    """Crossover for the LP: the KKT point of the partition guessed at ``(x, y)``.
+def _crossover(x, y, K, c, u, active, delta):
+    """The LP's KKT point of the partition guessed at ``(x, y)`` (a crossover step).
 
     Support ``S = {x_j > delta max x}``, tight examples ``E = {|(K x)_k - 1| <= delta}``,
     violated ``L = {(K x)_k < 1 - delta}``. The primal is corrected to ``K_ES q_S = 1`` (least
     squares), the dual to ``K_ES^T alpha_E = c_S - K_LS^T u_L`` (the nearest point, with
-    ``alpha_L = u``, ``alpha = 0`` elsewhere), both through ``K_ES^T K_ES`` (Cholesky with a
-    ``1e-12`` relative ridge, a pseudo-inverse on its range); then clipped to their bounds.
-    The caller keeps it only if its certified gap is smaller (a wrong guess costs one
-    ``t x t`` Cholesky factorization, nothing else).
+    ``alpha_L = u``, ``alpha = 0`` elsewhere), both through ``(K_ES^T K_ES)^+`` (Cholesky with
+    a ``1e-12`` relative ridge); then clipped to their bounds. The caller keeps the point only
+    if its certified gap is smaller, so a wrong guess costs one ``t x t`` factorization.
+    (CG-Boost's QP has no vertex to snap to; its solutions are left to PDHG.)
     """
     margins = K @ x
     S = active & (x > delta * jnp.max(x))
@@ -171,18 +171,18 @@ def _lp_vertex(x, y, K, c, u, active, delta):
     ridge = 1e-12 * jnp.max(jnp.diag(gram)) + jnp.finfo(K.dtype).tiny
     factor = jax.scipy.linalg.cho_factor(gram + jnp.diag(jnp.where(S, ridge, 1.0)))
 
-    def pinv(v):  # ~ the pseudo-inverse on the range of K_ES^T K_ES (ridge 1e-12)
-        return jax.scipy.linalg.cho_solve(factor, v)
+    def pinv(v):  # ~ (K_ES^T K_ES)^+ v on the range of K_ES^T
+        return jnp.where(S, jax.scipy.linalg.cho_solve(factor, v), 0)
 
-    q = x + jnp.where(S, pinv(KES.T @ jnp.where(E, 1 - margins, 0)), 0)
+    q = jnp.where(S, x, 0) + pinv(KES.T @ jnp.where(E, 1 - margins, 0))
     alpha = jnp.where(L, u, jnp.where(E, y, 0))
-    alpha = alpha + KES @ pinv(jnp.where(S, c - KS.T @ alpha, 0))
-    return jnp.where(S, jnp.maximum(q, 0), 0), jnp.clip(alpha, 0, u)
+    alpha = alpha + KES @ pinv(jnp.where(S, c, 0) - KS.T @ alpha)
+    return jnp.maximum(q, 0), jnp.clip(alpha, 0, u)
 
 
 def _pdhg_block(s: _PdhgState, K, c, rho, u, active, eta) -> _PdhgState:
     """``_CHECK_EVERY`` steps, then the certified objectives at the last ``T(z)``; for the LP,
-    every ``_POLISH_EVERY`` blocks, a crossover attempt (:func:`_lp_vertex`)."""
+    every ``_POLISH_EVERY`` blocks, a crossover attempt (:func:`_crossover`)."""
     s = lax.fori_loop(0, _CHECK_EVERY, lambda _, s: _pdhg_step(s, K, c, rho, u, active, eta), s)
     primal, dual, _ = _objectives(s.out_x, s.out_kx, s.out_y, K, c, rho, u, active)
     s = s._replace(primal=primal, dual=dual)
@@ -192,7 +192,7 @@ def _pdhg_block(s: _PdhgState, K, c, rho, u, active, eta) -> _PdhgState:
     def polish(s):
         gap = (s.primal - s.dual) / jnp.maximum(jnp.abs(s.primal), jnp.finfo(K.dtype).tiny)
         delta = jnp.clip(10 * gap, 1e-10, 1e-3)
-        x, y = _lp_vertex(s.out_x, s.out_y, K, c, u, active, delta)
+        x, y = _crossover(s.out_x, s.out_y, K, c, u, active, delta)
         kx = K @ x
         primal, dual, _ = _objectives(x, kx, y, K, c, rho, u, active)
         better = primal - dual < s.primal - s.dual
