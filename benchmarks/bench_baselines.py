@@ -26,6 +26,7 @@ comparison with NumPy; float32 rows for the KL learners::
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 import time
@@ -48,7 +49,7 @@ from pacbound.voters import stumps_vote
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _reference():
+def boosting_reference():
     """``tests/reference/boosting_numpy.py`` (the repository root is not a package path)."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -87,18 +88,21 @@ def _data(seed: int) -> dict:
     }
 
 
-def _timed(fn, repeats: int) -> tuple[object, float, float]:
-    """``(result, compile_s, run_s)``: the first call minus the median of ``repeats`` calls."""
+def timed(repeats: int, fn, *args, **kwargs) -> tuple[object, float, float]:
+    """``(result, compile_s, run_s)`` of ``fn(*args, **kwargs)``: the first call minus the
+    median steady call (one steady call when the first takes over 10 s)."""
+    fn = functools.partial(fn, *args, **kwargs)
     start = time.perf_counter()
     result = jax.block_until_ready(fn())
     first = time.perf_counter() - start
-    run = median_time(fn, repeats=repeats, warmup=False)
+    run = median_time(fn, repeats=repeats if first < 10 else 1, warmup=False)
     return result, max(first - run, 0.0), run
 
 
-def _once(fn) -> tuple[object, float]:
+def once(fn, *args, **kwargs) -> tuple[object, float]:
+    """``(result, seconds)`` of one call (the references: Python loops, no compilation)."""
     start = time.perf_counter()
-    result = fn()
+    result = fn(*args, **kwargs)
     return result, time.perf_counter() - start
 
 
@@ -123,7 +127,7 @@ def _kl_rows(d, key, args) -> list[list]:
                     max_sweeps=args.max_sweeps,
                 )  # fmt: skip
 
-            res, comp, t = _timed(run, args.repeats)
+            res, comp, t = timed(args.repeats, run)
             sweeps = int(res.sweeps)
             sweeps64 = sweeps if dtype == np.float64 else sweeps64
             risks = _risks(d, np.asarray(res.w, np.float64), "H", "Ht")
@@ -140,8 +144,8 @@ def _kl_reference_row(d, key, name, loss, C, gamma, sweeps, epsilon) -> list:
     """The NumPy loop on the same pair orders (hence the same iterates) as pacbound."""
     n = d["H"].shape[1]
     orders = np.asarray(jax.vmap(lambda s: pair_order(key, s, n))(jnp.arange(sweeps)))
-    reference = _reference().kl_coordinate_descent_reference
-    ref, t = _once(lambda: reference(d["H"], d["y"], C, gamma, loss, orders, eps=epsilon))
+    reference = boosting_reference().kl_coordinate_descent_reference
+    ref, t = once(lambda: reference(d["H"], d["y"], C, gamma, loss, orders, eps=epsilon))
     risks = _risks(d, ref["w"], "H", "Ht")
     note = f"converged={ref['converged']}"
     return _row(name, "numpy reference", t, ref["n_sweeps"], ref["objective"], risks, note)
@@ -150,7 +154,7 @@ def _kl_reference_row(d, key, name, loss, C, gamma, sweeps, epsilon) -> list:
 def _sklearn_row(name, X, y, Xt, yt, rounds, note) -> list:
     """scikit-learn's AdaBoost with depth-1 trees; its SAMME weights are ``2 alpha``."""
     clf = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=rounds)
-    _, t = _once(lambda: clf.fit(X, y))
+    _, t = once(lambda: clf.fit(X, y))
     f = sum(w / 2 * e.predict(X) for e, w in zip(clf.estimators_, clf.estimator_weights_))
     risks = (float(np.mean(clf.predict(X) != y)), float(np.mean(clf.predict(Xt) != yt)))
     exp_loss = float(np.mean(np.exp(-y * f)))
@@ -158,18 +162,18 @@ def _sklearn_row(name, X, y, Xt, yt, rounds, note) -> list:
 
 
 def _veb_rows(d, args) -> list[list]:
-    res, comp, t = _timed(lambda: vebboost(d["Hc"], d["y"], LAMBDA, args.rounds), args.repeats)
+    res, comp, t = timed(args.repeats, lambda: vebboost(d["Hc"], d["y"], LAMBDA, args.rounds))
     done = int(jnp.sum(res.selected >= 0))
     risks = _risks(d, res.q, "Hc", "Htc")
     rows = [_row("VEB-Boost", "pacbound", t, done, float(res.costs[-1]), risks,
                  f"lambda={LAMBDA}", comp)]  # fmt: skip
     grid = jax.vmap(lambda lam: vebboost(d["Hc"], d["y"], lam, args.rounds))
-    _, comp, t = _timed(lambda: grid(jnp.linspace(0.0, 1.0, 11)), args.repeats)
+    _, comp, t = timed(args.repeats, lambda: grid(jnp.linspace(0.0, 1.0, 11)))
     rows.append(_row("VEB-Boost, 11 lambdas", "pacbound vmap", t, args.rounds, "",
                      note="lambda = 0, 0.1, ..., 1 in one call", compile_s=comp))  # fmt: skip
     if args.reference:
-        ref, t = _once(lambda: _reference().vebboost_reference(d["Hc"], d["y"], LAMBDA,
-                                                               args.rounds))  # fmt: skip
+        loop = boosting_reference().vebboost_reference
+        ref, t = once(loop, d["Hc"], d["y"], LAMBDA, args.rounds)
         same = bool(np.array_equal(ref["selected"], res.selected))
         rows.append(_row("VEB-Boost", "numpy reference", t, ref["n_rounds_done"],
                          ref["costs"][-1], note=f"same rounds as pacbound: {same}"))  # fmt: skip
@@ -178,12 +182,12 @@ def _veb_rows(d, args) -> list[list]:
 
 def _adaboost_rows(d, args) -> list[list]:
     name, rounds = "AdaBoost, 300 stumps", args.rounds
-    res, comp, t = _timed(lambda: adaboost(d["Hc"], d["y"], rounds), args.repeats)
+    res, comp, t = timed(args.repeats, lambda: adaboost(d["Hc"], d["y"], rounds))
     done = int(jnp.sum(res.selected >= 0))
     risks = _risks(d, res.q, "Hc", "Htc")
     rows = [_row(name, "pacbound", t, done, float(res.losses[-1]), risks, "", comp)]
     if args.reference:
-        ref, t = _once(lambda: _reference().adaboost_reference(d["Hc"], d["y"], rounds))
+        ref, t = once(lambda: boosting_reference().adaboost_reference(d["Hc"], d["y"], rounds))
         same = bool(np.array_equal(ref["selected"], res.selected))
         note = f"same rounds as pacbound: {same}"
         rows.append(_row(name, "numpy reference", t, ref["n_rounds_done"],
@@ -191,7 +195,7 @@ def _adaboost_rows(d, args) -> list[list]:
     note = "depth-1 trees on the stump columns (Gini)"
     rows.append(_sklearn_row(name, d["H"], d["y"], d["Ht"], d["yt"], rounds, note))
     name, search = "AdaBoost, all thresholds", voters.stump_search(d["X"])
-    res, comp, t = _timed(lambda: adaboost_stumps(search, d["y"], rounds), args.repeats)
+    res, comp, t = timed(args.repeats, lambda: adaboost_stumps(search, d["y"], rounds))
     risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res.stumps, res.q * res.signs, X)) <= 0))
                   for X, y in ((d["X"], d["y"]), (d["Xt"], d["yt"])))  # fmt: skip
     done = int(jnp.sum(res.selected >= 0))

@@ -20,10 +20,15 @@ a vectorized NumPy Algorithm 1 (every candidate's Theorem 3 closed form from the
 ``AdaBoostClassifier`` (SAMME, depth-1 trees) on the raw features.
 
 The physical limit of a dense round is one read of ``H``: timed as the fastest NumPy pass over
-the same bytes (a ``uint64`` sum over the buffer, or ``H.sum()``); for a matrix-free round,
-one read of ``X``. ``seconds`` are medians after a warm-up (compilation excluded); per-round
-times are ``(t(T) - t(1)) / (T - 1)`` from the best of repeated calls, the statistic of the
-read limit (the 2-core machine is shared and noisy). Run::
+the same bytes (a ``uint64`` sum over the buffer, or ``H.sum()``; ``read_GBps`` is the
+bandwidth it gives); for a matrix-free round, one read of ``X``. A matrix-free round cannot
+come near the latter: it gathers the ``d m`` example weights in every feature's sorted order
+(indexed loads; the ``floor`` row times that gather alone), sums them blockwise and scores all
+``d (m - 1)`` thresholds, each array ``m (d)`` floats like ``X`` itself. int8 votes are
+transposed once per call (``build`` of the compiled call, outside the rounds). ``seconds``
+are medians after a warm-up (compilation excluded); per-round times are ``(t(T) - t(1)) /
+(T - 1)`` from the best of repeated calls, the statistic of the read limit (the 2-core
+machine is shared and noisy). Run::
 
     python benchmarks/bench_boosting.py [--rounds 100] [--repeats 5] [--json PATH]
 """
@@ -184,11 +189,14 @@ def per_round(fn, rounds, repeats):
     return total, (best - one) / (rounds - 1)
 
 
-def row(dataset, method, m, n, seconds, cbound, risk, round_s=None, limit_s=None, build_s=None):
-    """One table row; ``round_s`` / ``limit_s`` / ``build_s`` (seconds) where they apply."""
+def row(dataset, method, m, n, seconds, cbound, risk, round_s=None, limit=None, build_s=None):
+    """One table row; ``round_s`` / ``build_s`` (seconds) and ``limit = (seconds, bytes)`` of
+    the one-read limit where they apply."""
+    limit_s, nbytes = (None, None) if limit is None else limit
     ratio = None if round_s is None or limit_s is None else round_s / limit_s
     ms = lambda s: None if s is None else 1e3 * s  # noqa: E731
     return {
+        "read_GBps": None if limit is None else nbytes / limit_s / 1e9,
         "build_ms": ms(build_s),
         "dataset": dataset,
         "method": method,
@@ -235,7 +243,7 @@ def bench_dense(name, Xtr, ytr, Xte, yte, rounds, repeats) -> list[dict]:
         total, rnd = per_round(lambda T, f=fit, h=h: f(h, y32, T), rounds, repeats)
         result = fit(h, y32, rounds)
         qs = result.q if masks is None else fit_folds(fit, h, y32, rounds, masks)
-        limit = read_seconds(np.asarray(h))
+        limit = read_seconds(np.asarray(h)), np.asarray(h).nbytes
         cb = float(result.cbounds[-1])
         rows.append(row(name, f"{label} {key} H", m, n, total, cb, risk(qs), rnd, limit, build))
     Hn, yn = np.asarray(H["float32"]), np.asarray(ytr, np.float64)
@@ -245,7 +253,7 @@ def bench_dense(name, Xtr, ytr, Xte, yte, rounds, repeats) -> list[dict]:
     one = best_time(lambda: numpy_dense(Hn, yn, np.ones(m), 1), repeats)
     if masks is not None:
         q = np.stack([numpy_dense(Hn, yn, w, rounds)[0] for w in masks])
-    rnd, limit = (total - one) / (rounds - 1), read_seconds(Hn)
+    rnd, limit = (total - one) / (rounds - 1), (read_seconds(Hn), Hn.nbytes)
     rows.append(row(name, "NumPy Alg. 1 float32 H", m, n, total, cbs[-1], risk(q), rnd, limit))
     return [*rows, bench_adaboost(name, Xtr, ytr, Xte, yte, masks, rounds)]
 
@@ -281,7 +289,7 @@ def bench_magic(rounds, repeats) -> list[dict]:
     search = jax.block_until_ready(voters.stump_search(X))
     build = median_time(lambda: voters.stump_search(X), repeats=repeats)
     order, valid = np.asarray(search.order), np.asarray(search.valid)
-    n, masks, limit = 2 * int(valid.sum()), kfold_masks(m), read_seconds(X)
+    n, masks, limit = 2 * int(valid.sum()), kfold_masks(m), (read_seconds(X), X.nbytes)
     rows = []
     for label, gradient in (("pacbound matrix-free", False), ("pacbound GB matrix-free", True)):
 
@@ -295,6 +303,9 @@ def bench_magic(rounds, repeats) -> list[dict]:
         )
         cb = float(fit(rounds).cbounds[-1])
         rows.append(row("magic", label, m, n, total, cb, risk, rnd, limit, build))
+    gather, a = jax.jit(lambda a: a[search.order]), jnp.asarray(y32)
+    floor = best_time(lambda: gather(a), 2 * repeats)
+    rows.append(row("magic", "floor: gather a[order]", m, n, floor, None, None, floor, limit))
     start = time.perf_counter()
     cbs = numpy_stumps(order, valid, y, np.ones(m), rounds)[1]
     total = time.perf_counter() - start
@@ -370,7 +381,7 @@ def main() -> None:
     if not args.skip_magic:
         rows += bench_magic(args.rounds, args.repeats)
     print(f"backend {jax.default_backend()}, T = {args.rounds} rounds; limit = one NumPy read")
-    keys = "dataset method m n build_ms seconds round_ms limit_ms ratio_to_limit".split()
+    keys = "dataset method m n build_ms seconds round_ms limit_ms read_GBps ratio_to_limit".split()
     keys += ["train_cbound", "test_risk"]
     print_table(keys, [["-" if r[k] is None else r[k] for k in keys] for r in rows])
     targets = check_targets(rows)

@@ -2,7 +2,9 @@
 
 Building blocks: :mod:`~pacbound.margins`, :mod:`~pacbound.cbound`, :mod:`~pacbound.kl`,
 :mod:`~pacbound.bounds`, :mod:`~pacbound.projections`; voters and data:
-:mod:`~pacbound.voters`, :mod:`~pacbound.datasets`; learners: :mod:`~pacbound.solvers`.
+:mod:`~pacbound.voters`, :mod:`~pacbound.datasets`; learners: :mod:`~pacbound.solvers`;
+model selection: :mod:`~pacbound.sweep` (vmapped grids, k-fold CV, bound-based selection,
+sharded over devices). With scikit-learn installed: :mod:`pacbound.estimators`.
 """
 
 from pacbound import (
@@ -13,6 +15,7 @@ from pacbound import (
     margins,
     projections,
     solvers,
+    sweep,
     validation,
     voters,
 )
@@ -25,6 +28,7 @@ __all__ = [
     "margins",
     "projections",
     "solvers",
+    "sweep",
     "validation",
     "voters",
 ]

@@ -1,106 +1,189 @@
 """The ``pacbound`` command (console script and ``python -m pacbound``).
 
-``pacbound demo`` loads a bundled dataset, splits it as roy2016 §7 does (half for training,
-at most 500), builds the self-complemented decision stumps of the papers (10 per feature)
-and, for a few majority votes, prints the empirical statistics, the test risk and every
-certified bound of :mod:`pacbound.bounds` at the chosen ``delta``.
+* ``pacbound demo``: every learner of :mod:`pacbound.estimators` on the bundled breast-cancer
+  set with roy2016's split (half for training, at most 500) and 10 decision stumps per feature;
+  a table of test risk, empirical C-bound, certified bounds, voters used and fit time.
+* ``pacbound compare --data NAME|PATH``: the same table on any dataset
+  :func:`pacbound.datasets.load` reads; ``--json FILE`` writes it (one row per learner, the
+  rows :func:`pacbound.plots.plot_compare` draws) and ``--plot FILE`` draws it (matplotlib).
+* ``pacbound reproduce roy2016-table1 | germain2009-table1``: the papers' Table 1 protocols
+  (:mod:`pacbound.cli_reproduce`, :mod:`pacbound.reproduce`).
+
+Bad arguments or input end with a one-line message on stderr and exit status 2. A subcommand
+is added by one ``register(commands)`` function appended to :data:`SUBCOMMANDS`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import sys
 import time
+from collections.abc import Callable
 
-import jax.numpy as jnp
-
-from pacbound import bounds, datasets, voters
+from pacbound import datasets
 from pacbound.cbound import cbound
-from pacbound.kl import kl_divergence
-from pacbound.margins import disagreement, gibbs_risk, majority_vote_risk, margin_moments
+from pacbound.cli_reproduce import register as register_reproduce
+
+# fixed, sensible hyperparameters of each learner in the demo (no cross-validation)
+DEMO_SETTINGS: dict[str, dict] = {
+    "mincq": {"mu": 0.05},
+    "cqboost": {"mu": 0.05, "max_columns": 50},
+    "cbboost": {"n_rounds": 50},
+    "gbcbboost": {"n_rounds": 50},
+    "klboost": {"C": 10.0, "gamma": 0.1, "max_sweeps": 200},
+    "vebboost": {"lam": 0.5, "n_rounds": 50},
+    "bound": {"objective": "pac_bound_2", "steps": 300},
+    "adaboost": {"n_rounds": 50},
+    "mdboost": {"D": 10.0, "max_columns": 50},
+    "lpboost": {"C": 1.0, "max_columns": 50},
+    "cgboost": {"C": 1.0, "max_columns": 50},
+}
+# JSON key -> table header, in table order
+COLUMNS = {
+    "test_risk": "test risk", "train_risk": "train risk", "cbound": "C-bound",
+    "cbound_roy2016": "roy2016", "pac_bound_2": "PAC-Bound 2", "n_voters": "voters",
+    "fit_time_s": "fit (s)",
+}  # fmt: skip
 
 
 class UsageError(Exception):
     """Bad arguments or input: reported on one line, exit status 2."""
 
 
-def _demo_posteriors(H: jnp.ndarray, y: jnp.ndarray) -> dict[str, jnp.ndarray]:
-    """Majority votes over the columns of ``H`` to certify (no learning involved)."""
-    n = H.shape[1]
-    edges = (y @ H) / H.shape[0]  # first margin moment of each voter
-    positive = jnp.maximum(edges, 0.0)
-    best = jnp.zeros(n).at[jnp.argmax(edges)].set(1.0)
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own errors: one line, exit status 2 in main
+        raise UsageError(message)
+
+
+# ----------------------------------------------------------------------- the table
+def _learners(spec: str) -> list[str]:
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    unknown = sorted(set(names) - set(DEMO_SETTINGS))
+    if unknown or not names:
+        raise UsageError(f"unknown learners {unknown}; choose among {','.join(DEMO_SETTINGS)}")
+    return names
+
+
+def _row(name: str, clf, split, delta: float) -> dict:
+    s = clf.train_stats_
     return {
-        "best single stump": best,
-        "edge-weighted vote": positive / positive.sum(),
-        "edge^4-weighted vote": positive**4 / jnp.sum(positive**4),
+        "learner": name,
+        "test_risk": 1.0 - clf.score(split.X_test, split.y_test),
+        "train_risk": s.risk,
+        "cbound": float(cbound(s.mu1, s.mu2)),
+        "cbound_roy2016": clf.bound("cbound_roy2016", delta),
+        "pac_bound_2": clf.bound("pac_bound_2", delta),
+        "n_voters": clf.n_voters_,
+        "fit_time_s": clf.fit_time_,
     }
 
 
-def _certify(H, y, q, H_test, y_test, delta: float) -> dict[str, float]:
-    m, n = H.shape
-    kl = kl_divergence(q, jnp.full(n, 1.0 / n))
-    mu1, mu2 = margin_moments(H, y, q)
-    r, d = gibbs_risk(H, y, q), disagreement(H, q)
-    row = {
-        "test risk": majority_vote_risk(H_test, y_test, q),
-        "Gibbs risk": r,
-        "C-bound (emp.)": cbound(mu1, mu2),
-        "KL": kl,
-        "2 x Seeger": 2.0 * bounds.seeger(r, kl, m, delta),
-        "PAC-Bound 0": bounds.pac_bound_0(r, kl, m, delta),
-        "PAC-Bound 1": bounds.pac_bound_1(r, d, kl, m, delta),
-        "PAC-Bound 2": bounds.pac_bound_2(r, d, kl, m, delta),
-        "roy2016 Thm 2": bounds.cbound_roy2016(mu1, mu2, kl, m, delta),
-    }
-    return {k: float(v) for k, v in row.items()}
+def compare_learners(args: argparse.Namespace) -> dict:
+    """Fit each learner of ``args.learners`` on the roy2016 split of ``args.data``."""
+    from pacbound.estimators import ESTIMATORS  # scikit-learn is needed from here on
 
-
-def demo(args: argparse.Namespace) -> None:
     if not 0.0 < args.delta <= 1.0:
-        raise UsageError(f"--delta must be in (0, 1], got {args.delta}")
-    start = time.perf_counter()
+        raise UsageError(f"--delta must be in (0, 1]; got {args.delta}")
+    if args.stumps < 1:
+        raise UsageError(f"--stumps must be >= 1; got {args.stumps}")
+    names = _learners(args.learners)
     data = datasets.load(args.data)
     split = datasets.roy2016_split(data.X, data.y, seed=args.seed)
-    stumps = voters.fit_stumps(split.X_train, n_thresholds=args.stumps)
-    H = voters.self_complemented(voters.votes(stumps, split.X_train))
-    H_test = voters.self_complemented(voters.votes(stumps, split.X_test))
-    y, y_test = jnp.asarray(split.y_train, H.dtype), jnp.asarray(split.y_test, H.dtype)
-    print(
-        f"{data.name}: {len(y)} training / {len(y_test)} test examples, "
-        f"{H.shape[1]} self-complemented stumps; bounds at delta = {args.delta}"
+    rows = []
+    for name in names:
+        clf = ESTIMATORS[name](n_stumps=args.stumps, **DEMO_SETTINGS[name])
+        rows.append(_row(name, clf.fit(split.X_train, split.y_train), split, args.delta))
+    return {
+        "data": data.name, "train": len(split.y_train), "test": len(split.y_test),
+        "features": split.X_train.shape[1], "stumps_per_feature": args.stumps,
+        "delta": args.delta, "seed": args.seed, "settings": {n: DEMO_SETTINGS[n] for n in names},
+        "results": rows,
+    }  # fmt: skip
+
+
+def format_table(report: dict) -> str:
+    """The report as a fixed-width text table."""
+    head = (
+        f"{report['data']}: {report['train']} training / {report['test']} test examples, "
+        f"{report['features']} features x {report['stumps_per_feature']} stumps (and their "
+        f"complements); bounds at delta = {report['delta']}"
     )
-    rows = {
-        name: _certify(H, y, q, H_test, y_test, args.delta)
-        for name, q in _demo_posteriors(H, y).items()
-    }
-    columns = list(next(iter(rows.values())))
-    width = max(map(len, rows))
-    print(" " * width + "".join(f"{c:>16}" for c in columns))
-    for name, row in rows.items():
-        print(name.ljust(width) + "".join(f"{row[c]:>16.4f}" for c in columns))
-    print(f"done in {time.perf_counter() - start:.1f} s")
+    width = max(len(row["learner"]) for row in report["results"]) + 2
+    lines = [head, "learner".ljust(width) + "".join(f"{c:>13}" for c in COLUMNS.values())]
+    for row in report["results"]:
+        cells = [f"{row[c]:>13d}" if c == "n_voters" else f"{row[c]:>13.4f}" for c in COLUMNS]
+        lines.append(row["learner"].ljust(width) + "".join(cells))
+    return "\n".join(lines)
+
+
+def run_compare(args: argparse.Namespace) -> None:
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # before the long part
+        raise UsageError("--plot needs matplotlib: pip install pacbound[plot]")
+    start = time.perf_counter()
+    report = compare_learners(args)
+    report["wall_time_s"] = time.perf_counter() - start
+    print(format_table(report))
+    print(f"done in {report['wall_time_s']:.1f} s (compilation included)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+    if args.plot:
+        from pacbound import plots
+
+        keys = ("test_risk", "cbound_roy2016", "pac_bound_2")
+        title = f"{report['data']} (delta = {report['delta']})"
+        plots.save(plots.plot_compare(report["results"], keys=keys, title=title), args.plot)
+
+
+# ------------------------------------------------------------------- subcommands
+def _table_options(p: argparse.ArgumentParser, data_default: str | None) -> None:
+    data_help = "dataset name (pacbound.datasets.load) or file path"
+    if data_default is None:
+        p.add_argument("--data", required=True, help=data_help)
+    else:
+        p.add_argument("--data", default=data_default, help=data_help)
+    names = ",".join(DEMO_SETTINGS)
+    p.add_argument("--learners", default=names, help=f"comma-separated subset of {names}")
+    p.add_argument("--delta", type=float, default=0.05, help="confidence parameter in (0, 1]")
+    p.add_argument("--stumps", type=int, default=10, help="stumps per feature")
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
+    p.add_argument("--json", metavar="FILE", help="write the table as JSON")
+    p.add_argument("--plot", metavar="FILE", help="bar chart of risks and bounds (matplotlib)")
+    p.set_defaults(run=run_compare)
+
+
+def register_demo(commands) -> None:
+    what = "every learner on the bundled breast-cancer set (roy2016 split, 10 stumps per feature)"
+    p = commands.add_parser("demo", help=what, description=what)
+    _table_options(p, "breast_cancer")
+
+
+def register_compare(commands) -> None:
+    what = "compare the learners on a dataset (name or file), roy2016 split"
+    p = commands.add_parser("compare", help=what, description=what)
+    _table_options(p, None)
+
+
+SUBCOMMANDS: list[Callable] = [register_demo, register_compare, register_reproduce]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pacbound", description=__doc__.splitlines()[0])
+    description = "Learn weighted majority votes with PAC-Bayesian bounds and certify them."
+    parser = _Parser(prog="pacbound", description=description)
     commands = parser.add_subparsers(dest="command", required=True)
-    p = commands.add_parser("demo", help="certify majority votes on a bundled dataset")
-    p.add_argument("--data", default="breast_cancer", help="dataset name or file path")
-    p.add_argument("--delta", type=float, default=0.05, help="confidence parameter in (0, 1]")
-    p.add_argument("--stumps", type=int, default=10, help="thresholds per feature")
-    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split")
-    p.set_defaults(run=demo)
+    for register in SUBCOMMANDS:
+        register(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    parser.exit_on_error = False
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
         args.run(args)
-    except (UsageError, ValueError, ImportError, OSError, argparse.ArgumentError) as err:
-        print(f"pacbound: error: {err}", file=sys.stderr)
+    except (UsageError, ValueError, KeyError, ImportError, OSError) as err:
+        message = str(err.args[0] if isinstance(err, KeyError) and err.args else err)
+        print(f"pacbound: error: {' '.join(message.split())}", file=sys.stderr)
         return 2
     return 0

@@ -37,6 +37,7 @@ from jax.typing import ArrayLike
 __all__ = [
     "BoxHyperplaneProjection",
     "RankOneProx",
+    "box_hyperplane_feasible",
     "box_hyperplane_projection",
     "box_hyperplane_rank_one_prox",
     "project_box_hyperplane",
@@ -112,7 +113,12 @@ def _project_jvp(primals, tangents):
     return (x, lam), (dx, d_lam)
 
 
-def _feasible(a, c, lower, upper):
+def box_hyperplane_feasible(
+    a: ArrayLike, c: ArrayLike, lower: ArrayLike, upper: ArrayLike
+) -> jax.Array:
+    """Whether ``{lower <= x <= upper, a^T x = c}`` is non-empty (up to a few ulps of
+    ``sum_i |a_i| max(|l_i|, |u_i|)``): ``l <= u`` and ``c`` between ``min`` and ``max`` of
+    ``a^T x`` over the box."""
     lo = jnp.sum(jnp.minimum(a * lower, a * upper))
     hi = jnp.sum(jnp.maximum(a * lower, a * upper))
     scale = jnp.sum(jnp.abs(a) * jnp.maximum(jnp.abs(lower), jnp.abs(upper)))
@@ -156,7 +162,7 @@ def box_hyperplane_projection(
     lower = jnp.broadcast_to(jnp.asarray(lower, dtype), v.shape)
     upper = jnp.broadcast_to(jnp.asarray(upper, dtype), v.shape)
     x, lam = _project(v, a, c, lower, upper)
-    return BoxHyperplaneProjection(x, lam, _feasible(a, c, lower, upper))
+    return BoxHyperplaneProjection(x, lam, box_hyperplane_feasible(a, c, lower, upper))
 
 
 @jax.jit
@@ -207,7 +213,7 @@ def _newton_direction(a, b, kappa, grad, free):
     return jnp.stack([bb * grad[0] - ab * grad[1], aa * grad[1] - ab * grad[0]]) / det
 
 
-@functools.partial(jax.jit, static_argnames="max_steps")
+@functools.partial(jax.jit, static_argnames=("max_steps", "plain_steps"))
 def box_hyperplane_rank_one_prox(
     v: ArrayLike,
     a: ArrayLike,
@@ -218,6 +224,7 @@ def box_hyperplane_rank_one_prox(
     kappa: ArrayLike,
     init: tuple[ArrayLike, ArrayLike] = (0.0, 0.0),
     max_steps: int = 50,
+    plain_steps: int = 2,
 ) -> RankOneProx:
     """Minimize ``1/2 ||x - v||^2 + kappa/2 (b^T x)^2`` over ``{lower <= x <= upper, a^T x = c}``.
 
@@ -229,10 +236,13 @@ def box_hyperplane_rank_one_prox(
     .. math:: D(\\lambda, s) = \\min_{l \\le x \\le u} \\tfrac12 \\|x - v\\|^2
               + (\\lambda a + s b)^\\top x - \\frac{s^2}{2\\kappa} - \\lambda c,
 
-    whose gradient is ``(a^T x - c, b^T x - s / kappa)``. We run damped Newton on ``D`` (Armijo
-    backtracking when the full step fails), which ends exactly once the free set is
-    right; warm starts (``init``) from a nearby problem take one or two steps. Feasibility is
-    the caller's business (see :func:`box_hyperplane_projection`).
+    whose gradient is ``(a^T x - c, b^T x - s / kappa)``. Newton on ``D`` ends exactly once the
+    free set is right; warm starts (``init``) from a nearby problem take one or two steps. The
+    first ``plain_steps`` are undamped and straight-line (each kept only if it does not lower
+    ``D``), so a warm-started call runs no loop at all (under ``jax.vmap`` a loop costs every
+    lane the slowest lane's trips); damped Newton (Armijo backtracking) then finishes inside a
+    ``lax.while_loop`` if needed. Feasibility is the caller's business (see
+    :func:`box_hyperplane_projection`).
 
     Args:
       v, a, c, lower, upper: as in :func:`box_hyperplane_projection`.
@@ -240,6 +250,7 @@ def box_hyperplane_rank_one_prox(
       kappa: its weight, ``> 0``.
       init: starting ``(multiplier, rank_one_multiplier)``.
       max_steps: Newton step cap (static).
+      plain_steps: loop-free steps taken before the damped loop (static).
 
     Returns:
       :class:`RankOneProx`.
@@ -252,6 +263,9 @@ def box_hyperplane_rank_one_prox(
     parts = functools.partial(_dual_parts, v, a, b, kappa, c, lower, upper)
     tol = 8 * jnp.finfo(dtype).eps
 
+    def at(lam, s):  # (lam, s, x, D, grad D, free set)
+        return (lam, s, *parts(lam, s))
+
     def unconverged(state):
         _, s, x, _, grad, _, k = state
         x = jnp.abs(x)
@@ -260,8 +274,8 @@ def box_hyperplane_rank_one_prox(
         return (k < max_steps) & jnp.any(jnp.abs(grad) > tol * scale)
 
     def newton_step(state):
-        lam, s, _, value, grad, _, k = state
-        step = _newton_direction(a, b, kappa, grad, state[5])
+        lam, s, _, value, grad, free, k = state
+        step = _newton_direction(a, b, kappa, grad, free)
         slope = 1e-4 * jnp.sum(grad * step)
 
         def backtracking(search):  # Armijo; a while loop, so vmap pays only for actual halvings
@@ -270,16 +284,28 @@ def box_hyperplane_rank_one_prox(
 
         def halve(search):
             t = search[0] / 2
-            return t, (
-                lam + t * step[0],
-                s + t * step[1],
-                *parts(lam + t * step[0], s + t * step[1]),
-            )
+            return t, at(lam + t * step[0], s + t * step[1])
 
-        full = (lam + step[0], s + step[1], *parts(lam + step[0], s + step[1]))
+        full = at(lam + step[0], s + step[1])
         _, candidate = lax.while_loop(backtracking, halve, (jnp.ones((), dtype), full))
         return (*candidate, k + 1)
 
+    def plain_newton_step(state):  # the Newton step if it does not lower D, else an ascent step
+        lam, s, _, value, grad, free, k = state
+        step = _newton_direction(a, b, kappa, grad, free)
+        newton = at(lam + step[0], s + step[1])
+        # D's gradient is Lipschitz with constant <= |a|^2 + |b|^2 + 1/kappa: a safe ascent step
+        ascent = grad / (jnp.sum(a * a) + jnp.sum(b * b) + 1 / kappa)
+        safe = at(lam + ascent[0], s + ascent[1])
+        take_newton = newton[3] >= value - tol * jnp.abs(value)
+        candidate = jax.tree.map(lambda n, g: jnp.where(take_newton, n, g), newton, safe)
+        move = unconverged(state)
+        return jax.tree.map(lambda c, o: jnp.where(move, c, o), (*candidate, k + 1), state)
+
     lam, s = (jnp.asarray(t, dtype) for t in init)
-    state = lax.while_loop(unconverged, newton_step, (lam, s, *parts(lam, s), 0))
+    state = (*at(lam, s), 0)
+    for _ in range(min(plain_steps, max_steps)):
+        state = plain_newton_step(state)
+    if max_steps > plain_steps:
+        state = lax.while_loop(unconverged, newton_step, state)
     return RankOneProx(state[2], state[0], state[1], state[6])

@@ -10,10 +10,8 @@ A voter set evaluated on ``m`` examples is the ``(m, n)`` matrix ``H[i, j] = h_j
   maximizes the edge ``sum_i a_i s h(x_i)`` over all ``m - 1`` thresholds of every feature and
   both signs ``s`` in ``O(d m)``, never building ``H`` (the column generator of CqBoost and
   LPBoost, roy2016 Alg. 1; the edge search of CB-Boost, bauvin2020 §3).
-* RBF voters centred on training points (laviolette2011 §6): ``exp(-||x - x_i||^2 / (2 g^2))``
-  and the label-signed ``y_i k(x_i, x)`` of the SVM-as-majority-vote view.
-* :func:`fit_tanh_normalization` / :func:`tanh_normalize`: roy2016 §7 runs every experiment on
-  features "normalized using a hyperbolic tangent function".
+* RBF voters and tanh normalization (laviolette2011 §6, roy2016 §7) live in
+  :mod:`pacbound.features` and are re-exported here.
 
 Fitting validates its inputs on the host; evaluation functions are jitted and do not check.
 """
@@ -28,6 +26,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from pacbound.features import (
+    TanhNormalization,
+    check_features,
+    fit_tanh_normalization,
+    median_pairwise_distance,
+    rbf_votes,
+    signed_rbf_votes,
+    tanh_normalize,
+)
+
 __all__ = [
     "BestStump",
     "StumpSearch",
@@ -39,39 +47,17 @@ __all__ = [
     "fit_stumps",
     "fit_tanh_normalization",
     "median_pairwise_distance",
+    "padded_stumps",
     "rbf_votes",
     "self_complemented",
     "signed_rbf_votes",
+    "stump_edges",
     "stump_scores",
     "stump_search",
     "stumps_vote",
     "tanh_normalize",
     "votes",
 ]
-
-
-def check_features(X: ArrayLike, name: str = "X") -> np.ndarray:
-    """Host-side check that ``X`` is a finite, non-empty ``(m, d)`` float matrix.
-
-    Raises:
-      ValueError: naming the problem (dimension, emptiness, NaN or inf entries and where).
-    """
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (m, d); got shape {X.shape}")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} is empty: shape {X.shape}")
-    if not np.issubdtype(X.dtype, np.number) and X.dtype != jnp.bfloat16:
-        raise ValueError(f"{name} must be numeric; got dtype {X.dtype}")
-    bad = ~np.isfinite(X.astype(np.float64))
-    if bad.any():
-        rows, cols = np.nonzero(bad)
-        kind = "NaN" if np.isnan(X[rows[0], cols[0]]) else "inf"
-        raise ValueError(
-            f"{name} has {bad.sum()} non-finite (NaN/inf) entries, first {kind} at row "
-            f"{rows[0]}, feature {cols[0]}; impute or drop them before fitting"
-        )
-    return X
 
 
 # --------------------------------------------------------------------------- stumps
@@ -232,14 +218,86 @@ def stump_search(X: ArrayLike) -> StumpSearch:
     return search
 
 
-def _edges(search: StumpSearch, a: jax.Array, features: jax.Array | None) -> jax.Array:
-    """``sum_i a_i h(x_i) = sum_{above} a - sum_{below} a = total - 2 cumsum_below``."""
+_BLOCK = 16  # prefix sums: blocks of _BLOCK summed by one small triangular product
+
+
+def _triangle(n: int, dtype, strict: bool = False) -> jax.Array:
+    """``U[i, j] = 1`` for ``i <= j`` (``i < j`` if ``strict``): ``x @ U`` are prefix sums."""
+    return jnp.triu(jnp.ones((n, n), dtype), k=int(strict))
+
+
+def _exclusive_prefix_sums(t: jax.Array) -> jax.Array:
+    """``sum_{j < i} t_j`` along the last axis, every level a matrix product.
+
+    Blocks of ``_BLOCK`` get their own exclusive sums and, through one more row of ones, the
+    offset of the block (the same function on the block totals, recursively), so that every
+    result is the output of a product, which XLA materializes (elementwise recombinations
+    would be fused into, and recomputed by, every consumer).
+    """
+    n = t.shape[-1]
+    if n <= _BLOCK:
+        return t @ _triangle(n, t.dtype, strict=True)
+    blocks = -(-n // _BLOCK)
+    t = jnp.pad(t, [(0, 0)] * (t.ndim - 1) + [(0, blocks * _BLOCK - n)])
+    t = t.reshape(*t.shape[:-1], blocks, _BLOCK)
+    offsets = _exclusive_prefix_sums(jnp.sum(t, axis=-1))
+    rows = jnp.concatenate([t, offsets[..., None]], axis=-1)
+    weights = jnp.concatenate(
+        [_triangle(_BLOCK, t.dtype, strict=True), jnp.ones((1, _BLOCK), t.dtype)]
+    )
+    return (rows @ weights).reshape(*t.shape[:-2], blocks * _BLOCK)[..., :n]
+
+
+def _prefix_sums(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Inclusive prefix sums of ``x`` ``(..., B * _BLOCK)`` as ``inner + offsets[..., None]``.
+
+    ``inner`` ``(..., B, _BLOCK)``: the sums inside each block, ``x`` as ``(..., B, _BLOCK)``
+    rows times the upper-triangular ones matrix (one small GEMM); ``offsets`` ``(..., B)``: the
+    exclusive prefix sums of the block totals. On XLA:CPU (10 x 19 020 values) about 1.7x
+    faster than a pairwise ``associative_scan`` (log-depth passes) and 3x faster than
+    ``jnp.cumsum``; rounding grows with ``_BLOCK`` and ``log_{_BLOCK} m``, not with ``m``.
+    """
+    x = x.reshape(*x.shape[:-1], -1, _BLOCK)
+    inner = x @ _triangle(_BLOCK, x.dtype)
+    return inner, _exclusive_prefix_sums(inner[..., -1])
+
+
+def _padded(m: int) -> int:
+    """Positions per feature in the padded layout: a multiple of ``_BLOCK`` that is ``>= m``."""
+    return -(-m // _BLOCK) * _BLOCK
+
+
+@jax.jit
+def stump_edges(search: StumpSearch, a: ArrayLike, features: ArrayLike | None = None) -> jax.Array:
+    """Edges ``sum_i a_i h_{f,k}(x_i)`` of every threshold, in a padded layout (no masking).
+
+    ``sum_i a_i h(x_i) = sum_{above} a - sum_{below} a = total - 2 cumsum_below``: one gather
+    of ``a`` in every feature's order (zero past ``m``), then :func:`_prefix_sums`; the total is
+    the first feature's last prefix sum, so ``a`` is read once. The row length ``P`` (a multiple
+    of 16, ``>= m``) keeps the blocks aligned: entry ``[j, k]`` for ``k < m - 1`` is
+    :func:`stump_scores`'s (without its NaN at ties), entries ``k >= m - 1`` are no stumps.
+    Loops that search the same stumps many times (CB-Boost) use this layout as it is.
+
+    Returns:
+      ``(len(features) or d, P)`` edges in ``a``'s float dtype (at least float32).
+    """
+    a = jnp.asarray(a)
     a = a.astype(jnp.promote_types(a.dtype, jnp.float32))
-    order = search.order if features is None else search.order[features]
-    # a pairwise (associative) scan: more accurate than a running sum, and on XLA:CPU about
-    # twice as fast as jnp.cumsum's reduce_window lowering
-    below = jax.lax.associative_scan(jnp.add, a[order], axis=1)[:, :-1]
-    return jnp.sum(a) - 2 * below
+    order = search.order if features is None else search.order[jnp.asarray(features)]
+    m = order.shape[1]
+    order = jnp.pad(order, ((0, 0), (0, _padded(m) - m)))
+    sorted_a = jnp.where(
+        jnp.arange(order.shape[1]) < m, a.at[order].get(mode="promise_in_bounds"), 0
+    )
+    inner, offsets = _prefix_sums(sorted_a)
+    total = inner[0, (m - 1) // _BLOCK, (m - 1) % _BLOCK] + offsets[0, (m - 1) // _BLOCK]
+    return (total - 2 * (inner + offsets[..., None])).reshape(order.shape)
+
+
+def padded_stumps(search: StumpSearch) -> jax.Array:
+    """``search.valid`` in :func:`stump_edges`' padded layout (``False`` past ``m - 2``)."""
+    m = search.order.shape[1]
+    return jnp.pad(search.valid, ((0, 0), (0, _padded(m) - (m - 1))))
 
 
 @jax.jit
@@ -256,16 +314,15 @@ def stump_scores(search: StumpSearch, a: ArrayLike, features: ArrayLike | None =
       ``search.thresholds[features[j], p]``. The complement ``-h`` has the opposite edge.
       Positions that are not stumps (``search.valid`` False, ties) are NaN.
     """
-    a = jnp.asarray(a)
     valid = search.valid if features is None else search.valid[jnp.asarray(features)]
-    feats = None if features is None else jnp.asarray(features)
-    return jnp.where(valid, _edges(search, a, feats), jnp.nan)
+    edges = stump_edges(search, a, features)[:, : valid.shape[1]]
+    return jnp.where(valid, edges, jnp.nan)
 
 
 @jax.jit
 def _best_stump(search: StumpSearch, a: jax.Array) -> BestStump:
-    edges = _edges(search, a, None)
-    masked = jnp.where(search.valid, jnp.abs(edges), -jnp.inf)
+    edges = stump_edges(search, a)
+    masked = jnp.where(padded_stumps(search), jnp.abs(edges), -jnp.inf)
     f = jnp.argmax(jnp.max(masked, axis=1))  # two small argmaxes beat one flat one on CPU
     k = jnp.argmax(masked[f])
     edge = edges[f, k]
@@ -299,102 +356,3 @@ def best_stump_votes(best: BestStump, X: ArrayLike, dtype=jnp.float32) -> jax.Ar
     """The column ``sign * h(x_i)`` of a :class:`BestStump` on ``X``, shape ``(m,)``."""
     stumps = Stumps(best.feature[None], best.threshold[None])
     return (votes(stumps, X, dtype=dtype)[:, 0] * best.sign.astype(dtype)).astype(dtype)
-
-
-# ------------------------------------------------------------------------ RBF voters
-def _squared_distances(X: jax.Array, C: jax.Array) -> jax.Array:
-    sq = jnp.sum(X**2, axis=1)[:, None] + jnp.sum(C**2, axis=1)[None, :] - 2 * X @ C.T
-    return jnp.maximum(sq, 0)
-
-
-@jax.jit
-def rbf_votes(centers: ArrayLike, X: ArrayLike, gamma: ArrayLike) -> jax.Array:
-    """RBF voters centred on ``centers`` (laviolette2011 §6, footnote: RBF kernel).
-
-    ``H[i, j] = k(c_j, x_i) = exp(-||x_i - c_j||^2 / (2 gamma^2))``, in ``(0, 1]``.
-
-    Args:
-      centers: ``(n, d)`` centres, usually the training points.
-      X: ``(m, d)`` points to evaluate.
-      gamma: kernel width (traced: ``jax.vmap`` sweeps it with one compilation).
-
-    Returns:
-      ``H`` of shape ``(m, n)``.
-    """
-    X, C = jnp.asarray(X), jnp.asarray(centers)
-    dtype = jnp.result_type(X, C, gamma, jnp.float32)
-    sq = _squared_distances(X.astype(dtype), C.astype(dtype))
-    return jnp.exp(-sq / (2 * jnp.asarray(gamma, dtype) ** 2))
-
-
-@jax.jit
-def signed_rbf_votes(
-    centers: ArrayLike, center_labels: ArrayLike, X: ArrayLike, gamma: ArrayLike
-) -> jax.Array:
-    """Label-signed RBF voters ``h_j(x) = y_j k(x_j, x)`` (laviolette2011 §6).
-
-    A majority vote over these voters is ``sign(sum_j q_j y_j k(x_j, x))``, the SVM's decision
-    function with ``alpha_j = q_j``, so MinCq on them is the "SVM as a majority vote" view.
-
-    Args:
-      centers: ``(n, d)`` training points ``x_j``.
-      center_labels: ``(n,)`` their labels ``y_j`` in ``{-1, +1}``.
-      X: ``(m, d)`` points to evaluate.
-      gamma: kernel width.
-
-    Returns:
-      ``H`` of shape ``(m, n)``, entries in ``[-1, 1]``.
-    """
-    H = rbf_votes(centers, X, gamma)
-    return H * jnp.asarray(center_labels, H.dtype)[None, :]
-
-
-@jax.jit
-def median_pairwise_distance(X: ArrayLike) -> jax.Array:
-    """Median of ``||x_i - x_j||`` over pairs ``i < j``: the RBF width of laviolette2011 §6.
-
-    (The TSVM protocol there sets gamma to this median.) Uses ``O(m^2)`` memory.
-    """
-    X = jnp.asarray(X)
-    X = X.astype(jnp.result_type(X, jnp.float32))
-    iu = jnp.triu_indices(X.shape[0], k=1)
-    return jnp.median(jnp.sqrt(_squared_distances(X, X)[iu]))
-
-
-# ------------------------------------------------------------------ normalization
-class TanhNormalization(NamedTuple):
-    """Parameters of ``x -> tanh((x - center) / scale)`` (roy2016 §7), one per feature."""
-
-    center: jax.Array
-    scale: jax.Array
-
-
-def fit_tanh_normalization(X: ArrayLike, spread: float = 1.0) -> TanhNormalization:
-    """Fit the hyperbolic-tangent normalization of roy2016 §7 on training features.
-
-    roy2016 states only that features are "normalized using a hyperbolic tangent function";
-    we standardize then squash: ``z = tanh((x - mean) / (spread * std))`` into ``(-1, 1)``.
-    ``spread = 100`` gives the (nearly linear) tanh-estimator of Hampel et al. up to the
-    affine map ``(z + 1) / 2``. Constant features get ``scale = 1`` (they map to 0).
-
-    Args:
-      X: training features ``(m, d)``, finite.
-      spread: multiplies the standard deviation (> 0).
-
-    Returns:
-      :class:`TanhNormalization` with ``(d,)`` ``center`` and ``scale``.
-    """
-    X = check_features(X).astype(np.float64)
-    if not spread > 0:
-        raise ValueError(f"spread must be > 0; got {spread!r}")
-    std = X.std(axis=0)
-    scale = spread * np.where(std > 0, std, 1.0)
-    return TanhNormalization(jnp.asarray(X.mean(axis=0)), jnp.asarray(scale))
-
-
-@jax.jit
-def tanh_normalize(params: TanhNormalization, X: ArrayLike) -> jax.Array:
-    """Apply ``tanh((X - center) / scale)`` feature-wise (roy2016 §7); shape ``(m, d)``."""
-    X = jnp.asarray(X)
-    X = X.astype(jnp.result_type(X, jnp.float32))
-    return jnp.tanh((X - params.center.astype(X.dtype)) / params.scale.astype(X.dtype))

@@ -157,6 +157,59 @@ def test_float32_and_vmap_over_problems():
         np.testing.assert_allclose(r32.alphas[:10], single.alphas[:10], rtol=1e-5)
 
 
+def _weights(y, seed=7, low=0):
+    """Integer example weights in ``[low, 2]`` (0 drops an example, 2 repeats it), both
+    classes kept, and the indices of the repeated sample."""
+    v = np.random.default_rng(seed).integers(low, 3, len(y)).astype(float)
+    v[np.argmax(y > 0)], v[np.argmax(y < 0)] = 1.0, 1.0
+    return v, np.repeat(np.arange(len(y)), v.astype(int))
+
+
+def fold_masks(m, k=3):
+    """``(k, m)`` 0/1 masks: fold ``i`` drops the examples ``i, i + k, ...``."""
+    return (np.arange(m)[None, :] % k != np.arange(k)[:, None]).astype(float)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")  # sklearn's log(0 weight)
+def test_sample_weight_repeats_examples_and_matches_sklearn():
+    """Integer weights are the repeated sample (zeros: sliced away), as in scikit-learn."""
+    Hc, y = _votes(0)
+    v, rep = _weights(y)
+    res = adaboost(Hc, y, T, sample_weight=v)
+    ref = adaboost_reference(Hc[rep], y[rep], T)
+    np.testing.assert_array_equal(res.selected, ref["selected"])
+    np.testing.assert_allclose(res.alphas, ref["alphas"], rtol=1e-12)
+    np.testing.assert_allclose(res.losses, ref["exp_losses"], rtol=1e-12)
+    n = Hc.shape[1] // 2
+    clf = AdaBoostClassifier(LeastErrorColumn(), n_estimators=T).fit(Hc[:, :n], y, v)
+    np.testing.assert_array_equal(res.selected, [e.column_ for e in clf.estimators_])
+    np.testing.assert_allclose(2 * res.alphas, clf.estimator_weights_, rtol=1e-12)
+    scaled = adaboost(Hc, y, T, sample_weight=3 * v)  # only the ratios matter
+    np.testing.assert_allclose(scaled.q, res.q, rtol=1e-12)
+
+
+def test_vmap_over_fold_masks_equals_single_runs():
+    Hc, y = _votes(1)
+    folds = fold_masks(len(y))
+    batched = jax.vmap(lambda v: adaboost(Hc, y, T, sample_weight=v))(folds)
+    for i in range(len(folds)):
+        single = adaboost(Hc, y, T, sample_weight=folds[i])
+        np.testing.assert_array_equal(batched.selected[i], single.selected)
+        np.testing.assert_allclose(batched.q[i], single.q, rtol=1e-12)
+
+
+def test_stumps_sample_weight_repeats_examples():
+    X = np.random.default_rng(3).normal(size=(30, 3))
+    y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)
+    v, rep = _weights(y, low=1)  # no zero: the repeated sample has the same thresholds
+    res = adaboost_stumps(voters.stump_search(X), y, T, sample_weight=v)
+    ref = adaboost_stumps(voters.stump_search(X[rep]), y[rep], T)
+    np.testing.assert_array_equal(res.stumps.features, ref.stumps.features)
+    np.testing.assert_array_equal(res.stumps.thresholds, ref.stumps.thresholds)
+    np.testing.assert_allclose(res.alphas, ref.alphas, rtol=1e-12)
+    np.testing.assert_allclose(res.losses, ref.losses, rtol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("H", "y", "rounds", "match"),
     [
@@ -172,3 +225,9 @@ def test_float32_and_vmap_over_problems():
 def test_validation(H, y, rounds, match):
     with pytest.raises(ValueError, match=match):
         adaboost(H, y, rounds)
+
+
+@pytest.mark.parametrize("weight", [-np.ones(4), np.zeros(4), np.ones(3), np.full(4, np.nan)])
+def test_sample_weight_validation(weight):
+    with pytest.raises(ValueError, match="sample_weight"):
+        adaboost(np.ones((4, 2)), np.array([1.0, -1, 1, -1]), 3, sample_weight=weight)

@@ -133,9 +133,11 @@ def test_one_direction_step_is_the_line_minimum(seed, scale):
         np.testing.assert_allclose(float(s.decrease), c(0.0) - c(float(s.step)), atol=1e-12)
         return
     assert float(s.decrease) == 0 and float(s.step) == 0  # (g_h ~ 1e-17 is a rounded 0 margin)
-    if g_h > 1e-12 and g_f * nu_h - g_h * tau > 0:  # numerator <= 0: C grows along a >= 0
+    if g_f <= 0 or g_h <= 1e-12:  # outside Thm 3 (C(F) is the guarded 1): only "no step"
+        return
+    if g_f * nu_h - g_h * tau > 0:  # numerator <= 0: C grows along a >= 0
         assert best >= c(0.0) - 1e-9
-    elif g_h > 1e-12:  # no finite minimizer: C falls towards C(h) = 1 - g_h^2 / nu_h, a -> inf
+    else:  # no finite minimizer: C falls towards C(h) = 1 - g_h^2 / nu_h, a -> inf
         assert best >= 1 - g_h**2 / nu_h - 1e-9
 
 
@@ -151,6 +153,26 @@ def test_int8_equals_float32_and_float32_close_to_float64():
     for a, b, tol in ((r8, r32, 1e-6), (r32, r64, 1e-5)):
         for key in ("q", "alphas", "cbounds", "decreases", "error_bounds"):
             np.testing.assert_allclose(getattr(a, key), getattr(b, key), atol=tol, err_msg=key)
+
+
+def test_int8_digit_product():
+    """int8 votes: a in base-128 int8 digits, exact int32 sums; the error bound of the digits."""
+    from pacbound.solvers.edges import column_edges, int8_digits, prepare_votes
+
+    rng = np.random.default_rng(9)
+    H = rng.choice([-1, 0, 1], size=(60, 40)).astype(np.int8)
+    a = rng.standard_normal(60) * np.exp(rng.uniform(-15, 2, 60))
+    for dtype, n_digits, bits in ((jnp.float64, 8, 55), (jnp.float32, 4, 27)):
+        aj = jnp.asarray(a, dtype)
+        digits, scale = int8_digits(aj, n_digits)
+        assert digits.dtype == jnp.int8 and np.abs(np.asarray(digits)).max() <= 64
+        back = np.asarray(digits, np.float64) @ 128.0 ** -np.arange(n_digits) * float(scale)
+        exact = np.asarray(aj, np.float64)
+        np.testing.assert_array_less(np.abs(back - exact), 2.0**-bits * np.abs(exact).max())
+        edges = column_edges(prepare_votes(H, dtype), aj)
+        assert edges.dtype == dtype
+        limit = 60 * 2.0**-bits * np.abs(exact).max() + 4 * jnp.finfo(dtype).eps * np.abs(a).sum()
+        np.testing.assert_allclose(edges, H.T.astype(np.float64) @ exact, rtol=0, atol=limit)
 
 
 @pytest.mark.parametrize("gradient", [False, True])

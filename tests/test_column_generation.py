@@ -1,16 +1,22 @@
 """The shared column-generation machinery: exact projection, the two master solvers, the
 candidate oracles and the boundary checks (the learners have their own test files)."""
 
+import inspect
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from pacbound.solvers.column_generation import dense_oracle, stumps_oracle
+from pacbound import solvers
+from pacbound.solvers.cgboost import cgboost
+from pacbound.solvers.column_generation_loop import dense_oracle, stumps_oracle
 from pacbound.solvers.cqboost import cqboost
 from pacbound.solvers.first_order import project_simplex_halfspace, solve_simplex_qp
-from pacbound.solvers.lpboost import lpboost, solve_soft_margin
+from pacbound.solvers.lpboost import lpboost
+from pacbound.solvers.mdboost import mdboost
+from pacbound.solvers.soft_margin import solve_soft_margin
 from pacbound.voters import stump_search
 from tests.reference import column_generation_cvxopt as ref
 
@@ -114,7 +120,25 @@ def test_buffer_full_is_reported_not_converged():
 def test_jit_of_the_public_function_equals_eager():
     _, y, H = ref.stump_problem()
     jitted = jax.jit(lambda C: lpboost(H, y, C, 1e-6, 40))
-    np.testing.assert_allclose(jitted(0.5).objective, lpboost(H, y, 0.5, 1e-6, 40).objective)
+    by_keyword = lpboost(H=H, y=y, C=0.5, max_columns=40)  # the public signature binds names
+    np.testing.assert_allclose(jitted(0.5).objective, by_keyword.objective)
+
+
+def test_public_functions_keep_their_signatures():
+    values = {cqboost: "mu", mdboost: "D", lpboost: "C", cgboost: "C"}
+    for learner, value in values.items():
+        for fn, first in (
+            (learner, "H"),
+            (getattr(solvers, f"{learner.__name__}_stumps"), "search"),
+        ):
+            params = inspect.signature(fn).parameters
+            assert list(params) == [first, "y", value, "eps", "max_columns", "sample_weight",
+                                    "rtol", "max_iter"]  # fmt: skip
+            assert params["eps"].default == 1e-6 and params["max_columns"].default == 100
+            assert params["sample_weight"].kind == inspect.Parameter.KEYWORD_ONLY
+            assert fn.__module__ == learner.__module__ and fn.__doc__
+    with pytest.raises(TypeError, match="C"):
+        lpboost(np.ones((4, 2)), np.array([1.0, -1, 1, -1]))
 
 
 def test_boundary_checks():

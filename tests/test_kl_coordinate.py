@@ -14,6 +14,7 @@ from scipy.optimize import brentq
 
 from pacbound.bounds import exponential_loss_constants, general_loss, quadratic_loss_constants
 from pacbound.kl import quasi_uniform_kl
+from pacbound.solvers import coordinate_step
 from pacbound.solvers import kl_coordinate as klcd
 from pacbound.solvers.kl_coordinate import (
     kl_coordinate_descent,
@@ -157,8 +158,8 @@ def test_coordinate_minimizer_is_exact_in_extreme_regimes():
     n, gamma = 2, 1 / 1300.0  # k = 1 / (n gamma) = 650
     for loss, coef in cases:
         coef = tuple(jnp.float64(c) for c in coef)
-        slope = lambda u, coef=coef, loss=loss: klcd._loss_slope(coef, u, n, gamma, loss)  # noqa: E731
-        u = float(klcd._coordinate_minimizer(slope, "kl", jnp.float64))
+        slope = lambda u, coef=coef, loss=loss: coordinate_step.loss_slope(coef, u, n, gamma, loss)  # noqa: E731
+        u = float(coordinate_step.coordinate_minimizer(slope, "kl", jnp.float64))
 
         def g(t, slope=slope):  # in t = atanh(u), finite everywhere
             return t + float(slope(jnp.tanh(jnp.float64(t))))
@@ -181,6 +182,46 @@ def test_box_clipping_and_pair_order():
     assert np.array_equal(np.sort(perm), np.arange(N))
 
 
+@pytest.mark.parametrize("loss", ["quadratic", "exponential"])
+def test_sample_weight_scales_the_loss_and_masks_equal_slicing(loss):
+    """``C m' sum v zeta / sum v``: integer weights are the repeated sample at ``C m' / sum v``
+    (``m'``: examples with ``v > 0``); 0/1 weights are slicing, bound included."""
+    H, y = _problem(4)
+    C, gamma = SETTINGS[loss][1]
+    v = np.random.default_rng(5).integers(0, 3, M).astype(float)
+    rep, keep = np.repeat(np.arange(M), v.astype(int)), v > 0
+    kwargs = {"loss": loss, "key": KEY, "epsilon": 1e-12, "max_sweeps": 400}
+    res = kl_coordinate_descent(H, y, C, gamma, sample_weight=v, **kwargs)
+    C_rep = C * keep.sum() / v.sum()
+    ref = kl_coordinate_descent_reference(H[rep], y[rep], C_rep, gamma, loss, _orders(400),
+                                          eps=1e-12)  # fmt: skip
+    np.testing.assert_allclose(res.w, ref["w"], rtol=0, atol=1e-12 / N)
+    assert float(res.objective) == pytest.approx(ref["objective"], rel=1e-11)
+    f = regularized_objective(H, y, res.w, C, gamma, loss=loss, sample_weight=v)
+    assert float(res.objective) == pytest.approx(float(f), rel=1e-12)
+
+    masked = kl_coordinate_descent(H, y, C, gamma, sample_weight=2.0 * keep, **kwargs)
+    sliced = kl_coordinate_descent(H[keep], y[keep], C, gamma, **kwargs)
+    np.testing.assert_allclose(masked.w, sliced.w, rtol=0, atol=1e-14)
+    assert int(masked.sweeps) == int(sliced.sweeps)
+    assert float(masked.objective) == pytest.approx(float(sliced.objective), rel=1e-12)
+    assert float(masked.bound) == pytest.approx(float(sliced.bound), rel=1e-12)
+
+
+def test_vmap_over_fold_masks_equals_single_runs():
+    H, y = _problem(5)
+    folds = (np.arange(M)[None, :] % 3 != np.arange(3)[:, None]).astype(float)
+
+    def run(v):
+        return kl_ql(H, y, 0.5, 0.3, key=KEY, epsilon=1e-10, max_sweeps=400, sample_weight=v)
+
+    batched = jax.vmap(run)(folds)
+    for i in range(3):
+        single = run(folds[i])
+        np.testing.assert_allclose(batched.w[i], single.w, rtol=0, atol=1e-14)
+        assert float(batched.bound[i]) == pytest.approx(float(single.bound), rel=1e-12)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
@@ -195,6 +236,8 @@ def test_box_clipping_and_pair_order():
         ({"loss": "hinge"}, "loss must be"),
         ({"relaxation": "l3"}, "relaxation"),
         ({"max_sweeps": 0}, "max_sweeps"),
+        ({"sample_weight": -np.ones(M)}, "sample_weight"),
+        ({"sample_weight": np.ones(M - 1)}, "sample_weight"),
     ],
 )
 def test_validation(kwargs, match):

@@ -8,6 +8,7 @@ import pytest
 from jax.test_util import check_grads
 
 from pacbound.projections import (
+    box_hyperplane_feasible,
     box_hyperplane_projection,
     box_hyperplane_rank_one_prox,
     project_box_hyperplane,
@@ -158,3 +159,20 @@ def test_rank_one_prox_kkt_and_cvxopt(seed):
     warm = box_hyperplane_rank_one_prox(v, a, c, lower, upper, b, kappa, (lam, s))
     assert int(warm.steps) <= 1
     np.testing.assert_allclose(warm.x, x, atol=1e-14)
+
+
+def test_rank_one_prox_loop_free_steps_converge_across_calls():
+    """``max_steps <= plain_steps``: no loop; warm-started calls reach the looped answer."""
+    v, a, c, lower, upper = random_problem(7, 40, zero_fraction=0.0)
+    b, kappa = np.random.default_rng(7).normal(size=40) + 0.3, 1.0
+    exact = box_hyperplane_rank_one_prox(v, a, c, lower, upper, b, kappa)
+    init, calls = (0.0, 0.0), 0
+    while calls < 50:  # a Newton step that would lower the dual is replaced by an ascent step
+        p = box_hyperplane_rank_one_prox(v, a, c, lower, upper, b, kappa, init, max_steps=1)
+        if int(p.steps) == 0:
+            break
+        init, calls = (p.multiplier, p.rank_one_multiplier), calls + 1
+    assert calls < 50
+    np.testing.assert_allclose(p.x, exact.x, atol=1e-12)
+    assert bool(box_hyperplane_feasible(a, c, lower, upper))
+    assert not bool(box_hyperplane_feasible(a, np.abs(a).sum() * 2, -1.0, 1.0))

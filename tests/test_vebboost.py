@@ -7,9 +7,9 @@ import pytest
 
 from pacbound.solvers.adaboost import adaboost
 from pacbound.solvers.vebboost import _vebboost_dense, veb_cost, vebboost, vebboost_stumps
-from pacbound.voters import stumps_vote
+from pacbound.voters import stump_search, stumps_vote
 from tests.reference.boosting_numpy import vebboost_cost, vebboost_reference
-from tests.test_adaboost import _votes, all_stumps
+from tests.test_adaboost import _votes, _weights, all_stumps, fold_masks
 
 T = 25
 LAMBDAS = (0.0, 0.3, 1.0)
@@ -117,6 +117,43 @@ def test_break_and_perfect_learner():
     assert ref["stop_reason"] == "perfect" and ref["perfect_learner"] == 5
 
 
+def test_sample_weight_repeats_examples():
+    """Integer weights are Fig. 1 and the cost on the repeated sample (zeros: sliced away)."""
+    Hc, y = _votes(4)
+    v, rep = _weights(y)
+    for lam in LAMBDAS:
+        res = vebboost(Hc, y, lam, T, sample_weight=v)
+        ref = vebboost_reference(Hc[rep], y[rep], lam, T)
+        np.testing.assert_array_equal(res.selected, ref["selected"])
+        np.testing.assert_allclose(res.alphas, ref["alphas"], rtol=1e-12)
+        np.testing.assert_allclose(res.costs, ref["costs"], rtol=1e-12)
+    half = vebboost(Hc, y, 0.3, T, sample_weight=v / 2)  # only the ratios matter
+    np.testing.assert_allclose(half.q, vebboost(Hc, y, 0.3, T, sample_weight=v).q, rtol=1e-12)
+
+
+def test_vmap_over_fold_masks_and_lambda_equals_single_runs():
+    Hc, y = _votes(2)
+    folds = fold_masks(len(y))
+    run = lambda lam, v: vebboost(Hc, y, lam, T, sample_weight=v)  # noqa: E731
+    batched = jax.vmap(run)(jnp.array(LAMBDAS), folds)
+    for i, lam in enumerate(LAMBDAS):
+        single = run(lam, folds[i])
+        np.testing.assert_array_equal(batched.selected[i], single.selected)
+        np.testing.assert_allclose(batched.costs[i], single.costs, rtol=1e-12)
+
+
+def test_stumps_sample_weight_repeats_examples():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    y = np.where(X[:, 1] + X[:, 2] ** 2 + rng.normal(0, 0.7, 30) > 1, 1.0, -1.0)
+    v, rep = _weights(y, low=1)  # no zero: the repeated sample has the same thresholds
+    res = vebboost_stumps(stump_search(X), y, 0.5, T, sample_weight=v)
+    ref = vebboost_stumps(stump_search(X[rep]), y[rep], 0.5, T)
+    np.testing.assert_array_equal(res.stumps.thresholds, ref.stumps.thresholds)
+    np.testing.assert_allclose(res.alphas, ref.alphas, rtol=1e-12)
+    np.testing.assert_allclose(res.costs, ref.costs, rtol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("H", "y", "lam", "rounds", "match"),
     [
@@ -132,3 +169,8 @@ def test_break_and_perfect_learner():
 def test_validation(H, y, lam, rounds, match):
     with pytest.raises(ValueError, match=match):
         vebboost(H, y, lam, rounds)
+
+
+def test_sample_weight_validation():
+    with pytest.raises(ValueError, match="sample_weight"):
+        vebboost(np.ones((4, 2)), Y4, 0.5, 3, sample_weight=-np.ones(4))

@@ -102,6 +102,21 @@ def test_batch_vmap_jit_and_feature_subset():
     np.testing.assert_allclose(sub, full[jnp.array([2, 0])])
 
 
+def test_blocked_prefix_sums_and_padded_layout():
+    """m = 300: two levels of blocks (19 blocks of 16), padding at both; against np.cumsum."""
+    rng = np.random.default_rng(5)
+    X, a = rng.normal(size=(300, 2)), rng.normal(size=300)
+    search = V.stump_search(X)
+    order = np.asarray(search.order)
+    ref = a.sum() - 2 * np.cumsum(a[order], axis=1)[:, :-1]
+    np.testing.assert_allclose(V.stump_scores(search, a), ref, rtol=0, atol=1e-12)
+    padded, valid = np.asarray(V.stump_edges(search, a)), np.asarray(V.padded_stumps(search))
+    assert padded.shape == valid.shape == (2, 304)  # a multiple of 16, >= m
+    np.testing.assert_allclose(padded[:, :299], ref, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(valid[:, :299], search.valid)
+    assert not valid[:, 299:].any()
+
+
 def test_ties_and_adjacent_floats():
     lo = 1.0
     hi = np.nextafter(lo, 2.0)  # the midpoint rounds to an endpoint

@@ -1,14 +1,21 @@
 """Learners of weighted majority votes, one per module.
 
-* :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2).
+* :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2); FISTA core
+  in :mod:`~pacbound.solvers.mincq_fista`.
 * :mod:`~pacbound.solvers.cqboost`: CqBoost (roy2016 Algorithm 1), by column generation.
-* :mod:`~pacbound.solvers.cbboost`: CB-Boost and GB-CB-Boost (bauvin2020).
+* :mod:`~pacbound.solvers.cbboost`: CB-Boost and GB-CB-Boost (bauvin2020), their round in
+  :mod:`~pacbound.solvers.cbboost_step` (Theorem 3, Algorithm 1) and
+  :mod:`~pacbound.solvers.edges` (one-read products ``H^T a``, exact int8 digit products).
 * :mod:`~pacbound.solvers.kl_coordinate`: KL-regularized coordinate descent (germain2009).
 * :mod:`~pacbound.solvers.vebboost`: VEB-Boost (Shivaswamy & Jebara).
 * :mod:`~pacbound.solvers.direct`, :mod:`~pacbound.solvers.gaussian_mixture`: gradient
-  minimization of a PAC-Bayes bound, on finite voters and on Gaussian mixtures of linear ones.
+  minimization of a PAC-Bayes bound (:mod:`~pacbound.solvers.bound_objective`), on finite
+  voters and on Gaussian mixtures of linear ones.
 * Baselines: :mod:`~pacbound.solvers.adaboost`, :mod:`~pacbound.solvers.lpboost`,
-  :mod:`~pacbound.solvers.cgboost`, :mod:`~pacbound.solvers.mdboost`.
+  :mod:`~pacbound.solvers.cgboost`, :mod:`~pacbound.solvers.mdboost`; the column-generation
+  learners share :mod:`~pacbound.solvers.column_generation` (driver:
+  :mod:`~pacbound.solvers.column_generation_loop`; soft-margin master:
+  :mod:`~pacbound.solvers.soft_margin`).
 """
 
 from pacbound.solvers.adaboost import (

@@ -1,8 +1,9 @@
 """Discrete AdaBoost over a fixed voter set or over all decision stumps (matrix-free).
 
 Freund & Schapire's AdaBoost, the baseline of germain2009 §5 and shivaswamy (Table 1): with
-example weights ``w`` (uniform at first), each round picks the weak learner ``h_t`` with the
-largest edge ``sum_i w_i y_i h_t(x_i)`` (the least weighted error ``eps_t``), gives it
+example weights ``w`` (uniform at first, or proportional to ``sample_weight``), each round
+picks the weak learner ``h_t`` with the largest edge ``sum_i w_i y_i h_t(x_i)`` (the least
+weighted error ``eps_t``), gives it
 
 .. math:: \\alpha_t = \\tfrac12 \\ln\\frac{1 - \\epsilon_t}{\\epsilon_t},
 
@@ -34,7 +35,13 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.validation import check_labels, check_positive_int, check_votes, float_dtype
+from pacbound.validation import (
+    check_labels,
+    check_positive_int,
+    check_sample_weight,
+    check_votes,
+    float_dtype,
+)
 from pacbound.voters import Stumps, StumpSearch, stump_scores
 
 __all__ = [
@@ -44,6 +51,7 @@ __all__ = [
     "adaboost_stumps",
     "boosting_scan",
     "column_learner",
+    "initial_distribution",
     "stump_learner",
 ]
 
@@ -57,8 +65,9 @@ class AdaBoostResult(NamedTuple):
       alphas: ``(T,)`` ``alpha_t`` (scikit-learn's ``estimator_weights_`` are ``2 alpha_t``).
       selected: ``(T,)`` int32 column of each round, ``-1`` after boosting ended.
       errors: ``(T,)`` weighted error ``eps_t`` (``estimator_errors_``), NaN where no vote.
-      losses: ``(T + 1,)`` exponential loss ``mean_i exp(-y_i f(x_i))`` before the first
-        round and after each one (non-increasing: it is multiplied by ``Z_t <= 1``).
+      losses: ``(T + 1,)`` exponential loss ``mean_i exp(-y_i f(x_i))`` (weighted by
+        ``sample_weight``) before the first round and after each one (non-increasing: it is
+        multiplied by ``Z_t <= 1``).
     """
 
     q: jax.Array
@@ -95,10 +104,11 @@ Learner = Callable[[jax.Array], tuple[jax.Array, jax.Array]]
 Rule = Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array, jax.Array]]
 
 
-def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, record):
+def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, record, w0):
     """The rounds of discrete boosting as one ``lax.scan`` (AdaBoost, VEB-Boost Fig. 1).
 
-    Each round: ``u = example_weights(w)``, ``(k, h) = learner(u * y)``, ``(alpha, vote,
+    ``w`` starts at the distribution ``w0`` (:func:`initial_distribution`). Each round:
+    ``u = example_weights(w)``, ``(k, h) = learner(u * y)``, ``(alpha, vote,
     stop) = rule(sum_{y h > 0} u, sum_{y h <= 0} u)``, then ``f += alpha h`` and ``w <- w
     exp(-alpha y h) / Z``. Once a rule stops, later rounds are masked no-ops.
 
@@ -107,7 +117,6 @@ def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, re
       ``alpha`` (0 when no vote), ``sum_wrong u / sum u`` (NaN when no vote) and
       ``record(f)`` after the round, with ``record(0)`` prepended (``T + 1`` entries).
     """
-    m = y.shape[0]
 
     def body(carry, _):
         f, w, ended = carry
@@ -125,10 +134,16 @@ def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, re
         out = (jnp.where(vote, k, -1).astype(jnp.int32), alpha, error, record(f))
         return (f, w, ended | stop | ~vote), out
 
-    init = (jnp.zeros_like(y), jnp.full_like(y, 1.0 / m), jnp.zeros((), bool))
+    init = (jnp.zeros_like(y), w0, jnp.zeros((), bool))
     _, (selected, alphas, errors, records) = lax.scan(body, init, length=n_rounds)
     records = jnp.concatenate([record(jnp.zeros_like(y))[None], records])
     return selected, alphas, errors, records
+
+
+def initial_distribution(sample_weight, y):
+    """The example weights ``sample_weight / sum(sample_weight)`` (uniform when ``None``)."""
+    v = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
+    return v / jnp.sum(v)
 
 
 def _adaboost_rule(right, wrong):
@@ -196,63 +211,80 @@ def stump_weights(alphas):
     return jnp.where(total > 0, alphas / jnp.where(total > 0, total, 1), 0)
 
 
-def _exp_loss(y):
-    return lambda f: jnp.mean(jnp.exp(-y * f))
+def _rounds(learner, y, n_rounds, sample_weight):
+    """AdaBoost's rounds from ``w0`` proportional to the weights; the loss is their mean."""
+    w0 = initial_distribution(sample_weight, y)
+
+    def exp_loss(f):
+        return w0 @ jnp.exp(-y * f)
+
+    return boosting_scan(learner, y, n_rounds, lambda w: w, _adaboost_rule, exp_loss, w0)
 
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
-def _adaboost_dense(H, y, n_rounds):
+def _adaboost_dense(H, y, sample_weight, n_rounds):
     y = y.astype(float_dtype(H, y))
     H = H.astype(y.dtype)
-    sel, alphas, errors, losses = boosting_scan(
-        column_learner(H), y, n_rounds, lambda w: w, _adaboost_rule, _exp_loss(y)
-    )
+    sel, alphas, errors, losses = _rounds(column_learner(H), y, n_rounds, sample_weight)
     return AdaBoostResult(column_weights(sel, alphas, H.shape[1]), alphas, sel, errors, losses)
 
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
-def _adaboost_stumps(search, y, n_rounds):
+def _adaboost_stumps(search, y, sample_weight, n_rounds):
     y = y.astype(float_dtype(search.thresholds, y))
     learner = stump_learner(search, y.dtype)
-    sel, alphas, errors, losses = boosting_scan(
-        learner, y, n_rounds, lambda w: w, _adaboost_rule, _exp_loss(y)
-    )
+    sel, alphas, errors, losses = _rounds(learner, y, n_rounds, sample_weight)
     stumps, signs = stumps_of(search, sel)
     return AdaBoostStumpsResult(stump_weights(alphas), stumps, signs, sel, alphas, errors, losses)
 
 
-def adaboost(H: ArrayLike, y: ArrayLike, n_rounds: int) -> AdaBoostResult:
+def adaboost(
+    H: ArrayLike, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
+) -> AdaBoostResult:
     """Discrete AdaBoost over the columns of ``H`` (``lax.scan`` of ``n_rounds`` rounds).
 
     Equal, round by round, to scikit-learn's ``AdaBoostClassifier(algorithm="SAMME")``
-    whose weak learner returns the least-weighted-error column (see the module docstring).
+    whose weak learner returns the least-weighted-error column (see the module docstring),
+    ``sample_weight`` included.
 
     Args:
       H: votes ``(m, n)`` in ``{-1, +1}``; pass ``voters.self_complemented(H)`` so that each
         voter's complement is offered too (otherwise a round may end boosting early).
       y: labels in ``{-1, +1}``, ``(m,)``.
       n_rounds: the number of rounds ``T`` (static).
+      sample_weight: ``(m,)`` example weights ``>= 0`` (traced: ``jax.vmap`` over 0/1 fold
+        masks compiles once). The first round's distribution is proportional to them (as
+        scikit-learn's); a zero weight drops the example (the same rounds as slicing ``H``
+        and ``y``), integer weights repeat examples. ``None``: uniform.
 
     Returns:
-      :class:`AdaBoostResult`.
+      :class:`AdaBoostResult`; ``losses`` are weighted means.
 
     Raises:
-      ValueError: for malformed ``H`` / ``y``, non-binary votes or labels, a single class,
-        ``n_rounds < 1``.
+      ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, non-binary votes or labels,
+        a single class, ``n_rounds < 1``.
     """
     check_votes(H, binary=True)
-    check_positive_int("n_rounds", n_rounds)
-    check_labels(y, jnp.shape(H)[0])
-    return _adaboost_dense(jnp.asarray(H), jnp.asarray(y), int(n_rounds))
+    _check(y, jnp.shape(H)[0], n_rounds, sample_weight)
+    return _adaboost_dense(jnp.asarray(H), jnp.asarray(y), sample_weight, int(n_rounds))
 
 
-def adaboost_stumps(search: StumpSearch, y: ArrayLike, n_rounds: int) -> AdaBoostStumpsResult:
+def adaboost_stumps(
+    search: StumpSearch, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
+) -> AdaBoostStumpsResult:
     """Discrete AdaBoost over every decision stump, matrix-free (``O(d m)`` per round).
 
     The candidates are all thresholds of every feature, both signs
     (:func:`pacbound.voters.stump_search`): the split points of scikit-learn's depth-1 trees.
-    Evaluate the vote with ``voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
+    Same arguments as :func:`adaboost`; the candidates are those of the whole search, so with
+    zero weights they include stumps constant on the weighted examples (slicing ``X`` does
+    not). Evaluate the vote with ``voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
     """
+    _check(y, search.order.shape[1], n_rounds, sample_weight)
+    return _adaboost_stumps(search, jnp.asarray(y), sample_weight, int(n_rounds))
+
+
+def _check(y, m, n_rounds, sample_weight) -> None:
     check_positive_int("n_rounds", n_rounds)
-    check_labels(y, search.order.shape[1])
-    return _adaboost_stumps(search, jnp.asarray(y), int(n_rounds))
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)

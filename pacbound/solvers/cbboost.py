@@ -1,22 +1,22 @@
 """CB-Boost and GB-CB-Boost: greedy C-bound minimization (bauvin2020 Algorithm 1, §3.2).
 
-With weights ``alpha >= 0``, the vote ``F = sum_s alpha_s h_s`` and the weighted empirical
-means ``gamma(f) = E[y f]``, ``nu(f) = E[f^2]``, ``tau(f, g) = E[f g]`` (Definitions 8-10),
-the C-bound along one direction is ``C(alpha) = 1 - (gamma(F) + alpha gamma(h))^2 /
-(nu(F) + 2 alpha tau(F, h) + alpha^2 nu(h))``. Theorem 3 minimizes it in closed form
-(:func:`one_direction_step`, with a general ``nu(h)``; ``nu(h) = 1`` for ±1 voters) and
-Property 1 gives the exact decrease. CB-Boost starts from the best-margin voter and adds, each
-round, the direction whose step lowers the C-bound most; GB-CB-Boost takes the steepest one.
+CB-Boost starts from the best-margin voter and adds, each round, the direction whose
+Theorem 3 step lowers the C-bound most (Property 1 is the exact decrease, Corollary 2 bounds
+the training error); GB-CB-Boost takes the steepest direction instead. The closed form and the
+round's scan are in :mod:`pacbound.solvers.cbboost_step`; this module gives them candidates:
 
-A round costs one edge computation ``tau(F, h)`` for every candidate: ``(w F) @ H`` on a
-materialized ``H`` (one read of ``H``), or one sorted cumulative sum for all thresholds of all
-features (:func:`pacbound.voters.stump_scores`); ``gamma(h)`` and ``nu(h)`` are computed once.
-``F`` is the current vote and a re-selected voter gets ``alpha`` added to its weight, so
-Property 1 is the exact decrease of every round. The vote is carried normalized (the margin of
-``q``); the paper's unnormalized ``alpha`` (``alpha_{I_1} = 1``) are recorded. Round 0 is the
-initial voter; a round in which no direction decreases the bound by more than ``tol`` records
-``selected = -1`` and no change, so every prefix of the rounds is available
-(:func:`weights_after`).
+* a materialized ``H`` (:func:`cbboost`): a round is one product ``H^T (w F)``, one read of
+  ``H`` (:mod:`pacbound.solvers.edges`: ``H`` transposed once, int8 votes by an exact int8
+  GEMM);
+* every decision stump (:func:`cbboost_stumps`): a round is one gather and one blocked prefix
+  sum over the ``d m`` sorted feature values (:func:`pacbound.voters.stump_edges`).
+
+``gamma(h)`` and ``nu(h)`` are computed once. ``F`` is the current vote and a re-selected voter
+gets ``alpha`` added to its weight, so Property 1 is the exact decrease of every round. The vote
+is carried normalized (the margin of ``q``); the paper's unnormalized ``alpha``
+(``alpha_{I_1} = 1``) are recorded. Round 0 is the initial voter; a round in which no direction
+decreases the bound by more than ``tol`` records ``selected = -1`` and no change, so every
+prefix of the rounds is available (:func:`weights_after`).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.cbound import cbound
+from pacbound.solvers.cbboost_step import DirectionStep, boost_rounds, one_direction_step
+from pacbound.solvers.edges import column_edges, prepare_votes, square_edges, votes_column
 from pacbound.validation import (
     check_labels,
     check_positive_int,
@@ -38,7 +38,7 @@ from pacbound.validation import (
     check_votes,
     float_dtype,
 )
-from pacbound.voters import Stumps, StumpSearch, stump_scores
+from pacbound.voters import Stumps, StumpSearch, padded_stumps, stump_edges
 
 __all__ = [
     "CBBoostResult",
@@ -50,9 +50,6 @@ __all__ = [
     "one_direction_step",
     "weights_after",
 ]
-
-_BLOCK = 1 << 16  # entries of a non-float H converted per step of a matrix-vector product
-_TIES = 256  # scores within _TIES * eps (relative) of the best are ties: lowest index wins
 
 
 class CBBoostResult(NamedTuple):
@@ -97,156 +94,23 @@ class CBBoostStumpsResult(NamedTuple):
     error_bounds: jax.Array
 
 
-class _State(NamedTuple):
-    vote: jax.Array  # (m,) normalized vote F / sum(alpha)
-    gamma: jax.Array  # gamma(F)
-    nu: jax.Array  # nu(F)
-    scale: jax.Array  # sum(alpha), the paper's normalization
-    chosen: jax.Array  # (N,) bool: candidates with a weight
-
-
-class DirectionStep(NamedTuple):
-    """One direction's closed form (Theorem 3, Property 1); see :func:`one_direction_step`."""
-
-    step: jax.Array  # alpha* (0 where not valid)
-    cbound: jax.Array  # C-bound after the step (+inf where not valid)
-    decrease: jax.Array  # Property 1's S (0 where not valid)
-    valid: jax.Array  # Theorem 3's conditions and alpha* > 0
-
-
-def _terms(gamma_f, nu_f, gamma_h, nu_h, tau):
-    """Theorem 3's numerator and denominator, the Gram determinant and the validity mask.
-
-    Rounding is kept out of ``valid``: ``gamma(h)`` must exceed ``64 eps sqrt(nu(h))`` (a ±1
-    voter's exact zero margin can round to ``1e-17``) and ``h`` must not be collinear with
-    ``F`` to ``64 eps`` (re-selecting the only voter of ``F`` is ``0 / 0``).
-    """
-    eps = 64 * jnp.finfo(jnp.result_type(gamma_f, tau)).eps
-    num = gamma_h * nu_f - gamma_f * tau
-    den = nu_h * gamma_f - gamma_h * tau
-    gram = nu_f * nu_h - tau**2  # >= 0 by Cauchy-Schwarz, 0 iff h and F are collinear
-    valid = (gamma_h > eps * jnp.sqrt(nu_h)) & (gamma_f > 0) & (den > 0) & (num > 0)
-    return num, den, gram, valid & (gram > eps * nu_f * nu_h)
-
-
-def one_direction_step(
-    gamma_f: ArrayLike, nu_f: ArrayLike, gamma_h: ArrayLike, nu_h: ArrayLike, tau: ArrayLike
-) -> DirectionStep:
-    """Theorem 3's optimal step along ``h`` from the vote ``F``, its C-bound and decrease.
-
-    Broadcasts over candidates. ``valid``: ``gamma(h) > 0``, ``gamma(F) > 0``,
-    ``tau < gamma(F) nu(h) / gamma(h)`` (positive denominator) and a positive numerator
-    (``alpha* > 0``; the paper's statement leaves it implicit: otherwise ``C`` increases along
-    ``alpha >= 0``). The decrease is Property 1's ``S = C(F) - C(F + alpha* h)``.
-    """
-    num, den, gram, valid = _terms(gamma_f, nu_f, gamma_h, nu_h, tau)
-    step = jnp.where(valid, num / jnp.where(valid, den, 1), 0)
-    mu2 = nu_f + step * (2 * tau + step * nu_h)
-    cb = jnp.where(valid, 1 - (gamma_f + step * gamma_h) ** 2 / jnp.where(valid, mu2, 1), jnp.inf)
-    decrease = jnp.where(valid, num**2 / jnp.where(valid, nu_f * gram, 1), 0)
-    return DirectionStep(step, cb, decrease, valid)
-
-
-def _first_argmax(x: jax.Array, rtol: float = 0.0) -> jax.Array:
-    """First index within ``rtol`` (relative) of ``max(x)``, by two plain reductions.
-
-    Scores that tie in exact arithmetic (common for ±1 voters) round differently along
-    different summation orders; ``rtol`` sends them all to the lowest index. (XLA:CPU's
-    variadic ``argmax`` reduction is also several times slower than these two.)
-    """
-    best = jnp.max(x)
-    idx = jnp.where(x >= best - rtol * jnp.abs(best), jnp.arange(x.shape[0]), x.shape[0])
-    return jnp.minimum(jnp.min(idx), x.shape[0] - 1)
-
-
-def _column_sums(a: jax.Array, H: jax.Array, square: bool = False) -> jax.Array:
-    """``a @ H`` (or ``a @ H**2``) in ``a``'s dtype, reading ``H`` once, never copying it whole.
-
-    A float ``H`` of ``a``'s dtype is one ``a @ H`` (XLA:CPU runs ``H.T @ a`` ~10x slower). Any
-    other dtype (int8 / bf16 votes, float32 ``H`` under float64) goes through blocks of about
-    ``_BLOCK`` entries (whole rows) converted in cache; the last block is shifted back inside
-    ``H`` and its rows already counted get weight 0.
-    """
-    if H.dtype == a.dtype and not square:
-        return a @ H
-    m, n = H.shape
-    block = min(max(_BLOCK // n, 8), m)
-
-    def body(j, acc):
-        start = jnp.minimum(j * block, m - block)
-        rows = lax.dynamic_slice_in_dim(H, start, block).astype(a.dtype)
-        w = lax.dynamic_slice_in_dim(a, start, block)
-        w = jnp.where(start + jnp.arange(block) >= j * block, w, 0)
-        return acc + w @ (rows * rows if square else rows)
-
-    return lax.fori_loop(0, -(-m // block), body, jnp.zeros(n, a.dtype))
-
-
-def _moments(vote, y, w):
-    return jnp.sum(w * y * vote) / jnp.sum(w), jnp.sum(w * vote**2) / jnp.sum(w)
-
-
-class _Rounds(NamedTuple):
-    selected: jax.Array
-    alphas: jax.Array
-    cbounds: jax.Array
-    decreases: jax.Array
-    error_bounds: jax.Array
-
-
-def _boost(edges, column, gamma_h, nu_h, y, w, n_rounds, reselect, tol, gradient) -> _Rounds:
-    """Algorithm 1's ``lax.scan``; ``edges(a) = sum_i a_i h(x_i)`` and ``column(k) = h_k``.
-
-    Candidates are ranked by Property 1's decrease (the same order as the C-bound after their
-    step, which is only computed for the winner) or, for GB-CB-Boost, by the numerator.
-    """
-    first = _first_argmax(jnp.where(jnp.isnan(gamma_h), -jnp.inf, gamma_h))
-    vote = column(first)
-    chosen = jnp.zeros(gamma_h.shape, bool).at[first].set(True)
-    init = _State(vote, *_moments(vote, y, w), jnp.ones((), y.dtype), chosen)
-    nu_h, tol = jnp.broadcast_to(nu_h, gamma_h.shape), jnp.asarray(tol, y.dtype)
-
-    def body(s: _State, _):
-        tau = edges(w * s.vote) / jnp.sum(w)
-        num, _, gram, valid = _terms(s.gamma, s.nu, gamma_h, nu_h, tau)
-        valid &= jnp.asarray(reselect) | ~s.chosen
-        score = num if gradient else num**2 / jnp.where(valid, gram, 1)
-        k = _first_argmax(jnp.where(valid, score, -jnp.inf), _TIES * jnp.finfo(y.dtype).eps)
-        c = one_direction_step(s.gamma, s.nu, gamma_h[k], nu_h[k], tau[k])
-        ok = valid[k] & (c.decrease > tol)
-        beta = jnp.where(ok, c.step, 0)
-        vote = (s.vote + beta * column(k)) / (1 + beta)
-        gamma, nu = _moments(vote, y, w)
-        state = _State(vote, gamma, nu, s.scale * (1 + beta), s.chosen.at[k].max(ok))
-        dec = jnp.where(ok, c.decrease, 0)
-        return state, (jnp.where(ok, k, -1), beta * s.scale, cbound(gamma, nu), dec)
-
-    _, rounds = lax.scan(body, init, length=n_rounds - 1)
-    firsts = (first, 1, cbound(init.gamma, init.nu), 0)
-    sel, alpha, cbs, dec = (jnp.concatenate([jnp.asarray(a, b.dtype)[None], b])
-                            for a, b in zip(firsts, rounds))  # fmt: skip
-    return _Rounds(sel, alpha, cbs, dec, cbs[0] - jnp.cumsum(dec))
-
-
 def _weights(sample_weight, y):
     """Unnormalized example weights: sums of ±1 votes with integer weights stay exact."""
     return jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
 
 
 @functools.partial(jax.jit, static_argnames=("n_rounds", "gradient"))
-def _cbboost_dense(H, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
-    H = jnp.asarray(H)
-    y = jnp.asarray(y, float_dtype(H, y))
+def _cbboost_dense(votes, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
+    """Algorithm 1 on ``votes = prepare_votes(H, dtype)``, read once per round."""
     w = _weights(sample_weight, y)
-    gamma_h = _column_sums(w * y, H) / jnp.sum(w)
-    nu_h = _column_sums(w, H, square=True) / jnp.sum(w)
 
-    def column(k):
-        return lax.dynamic_index_in_dim(H, k, axis=1, keepdims=False).astype(y.dtype)
+    def edges(a):  # candidates as one row: (1, n)
+        return column_edges(votes, a)[None]
 
-    edges = functools.partial(_column_sums, H=H)
-    r = _boost(edges, column, gamma_h, nu_h, y, w, n_rounds, allow_reselect, tol, gradient)
-    result = CBBoostResult(jnp.zeros(H.shape[1], y.dtype), *r)
+    gamma_h, nu_h = edges(w * y) / jnp.sum(w), square_edges(votes, w)[None] / jnp.sum(w)
+    column = functools.partial(votes_column, votes, dtype=y.dtype)
+    r = boost_rounds(edges, column, gamma_h, nu_h, y, w, n_rounds, allow_reselect, tol, gradient)
+    result = CBBoostResult(jnp.zeros(gamma_h.shape[1], y.dtype), *r)
     return result._replace(q=weights_after(result, n_rounds))
 
 
@@ -271,24 +135,28 @@ def weights_after(result: CBBoostResult | CBBoostStumpsResult, rounds: ArrayLike
 def _cbboost_stumps(search, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
     y = jnp.asarray(y, float_dtype(search.thresholds, y))
     w = _weights(sample_weight, y)
-    positions = search.valid.shape[1]
-    margins = stump_scores(search, w * y).ravel() / jnp.sum(w)  # NaN where no stump (ties)
+    m, positions = y.shape[0], search.valid.shape[1]
+    margins = stump_edges(search, w * y) / jnp.sum(w)  # (d, P): the padded layout
+    margins = jnp.where(padded_stumps(search), margins, jnp.nan)  # NaN: no stump, never valid
     signs = jnp.where(margins < 0, -1, 1).astype(y.dtype)  # only gamma(h) > 0 can qualify
 
     def edges(a):
-        return signs * stump_scores(search, a).ravel()
+        return signs * stump_edges(search, a)
 
     def column(k):
-        above = jnp.where(jnp.arange(y.shape[0]) > k % positions, signs[k], -signs[k])
-        return jnp.zeros_like(y).at[search.order[k // positions]].set(above)
+        f, p = jnp.divmod(k, margins.shape[1])
+        above = jnp.where(jnp.arange(m) > p, signs[f, p], -signs[f, p])
+        return jnp.zeros_like(y).at[search.order[f]].set(above)
 
     one = jnp.ones((), y.dtype)  # nu(h) = 1 for ±1 voters
-    r = _boost(edges, column, jnp.abs(margins), one, y, w, n_rounds, allow_reselect, tol, gradient)
-    pos = jnp.maximum(r.selected, 0)
-    feature, k = pos // positions, pos % positions
+    r = boost_rounds(
+        edges, column, jnp.abs(margins), one, y, w, n_rounds, allow_reselect, tol, gradient
+    )
+    feature, k = jnp.divmod(jnp.maximum(r.selected, 0), margins.shape[1])
     stumps = Stumps(feature.astype(jnp.int32), search.thresholds[feature, k])
-    signs = jnp.where(r.selected >= 0, signs[pos], 0)
-    result = CBBoostStumpsResult(r.alphas, stumps, signs, *r)
+    signs = jnp.where(r.selected >= 0, signs[feature, k], 0)
+    selected = jnp.where(r.selected >= 0, feature * positions + k, -1).astype(jnp.int32)
+    result = CBBoostStumpsResult(r.alphas, stumps, signs, selected, *r[1:])
     return result._replace(q=weights_after(result, n_rounds))
 
 
@@ -313,14 +181,16 @@ def cbboost(
     """CB-Boost (bauvin2020 Algorithm 1) on a materialized voter matrix.
 
     Starts from the best-margin voter, then each round solves Theorem 3 in every direction
-    (one product ``(w F) @ H``) and adds the direction with the lowest C-bound. The C-bound
+    (one product ``H^T (w F)``) and adds the direction with the lowest C-bound. The C-bound
     never increases; ``decreases`` follow Property 1 and ``error_bounds`` Corollary 2.
     Traceable: ``jax.vmap(cbboost, in_axes=(0, 0, None))`` runs stacked folds, and a vmap over
     ``sample_weight`` (0/1 masks) runs folds of one ``H`` with one compilation.
 
     Args:
-      H: votes ``(m, n)`` in ``[-1, 1]``, any dtype (int8 ±1 votes are read as they are and
-        accumulated in float); pass ``voters.self_complemented(H)`` to offer ``-h`` as well
+      H: votes ``(m, n)`` in ``[-1, 1]``, any dtype: integer (int8 ±1 / 0) votes are copied
+        once, transposed, and each round is an exact int8 product with int32 sums
+        (:mod:`pacbound.solvers.edges`), a quarter of float32's memory traffic; float votes
+        are read as they are. Pass ``voters.self_complemented(H)`` to offer ``-h`` as well
         (only voters with ``gamma(h) > 0`` ever qualify, Theorem 3).
       y: labels in ``{-1, +1}``, ``(m,)``; the computation runs in their float dtype (or
         ``H``'s, if wider and floating).
@@ -339,7 +209,9 @@ def cbboost(
     """
     check_votes(H)
     _check(y, jnp.shape(H)[0], n_rounds, sample_weight, tol)
-    return _cbboost_dense(H, y, sample_weight, int(n_rounds), allow_reselect, tol, gradient)
+    y = jnp.asarray(y, float_dtype(H, y))
+    votes = prepare_votes(H, y.dtype)
+    return _cbboost_dense(votes, y, sample_weight, int(n_rounds), allow_reselect, tol, gradient)
 
 
 def gbcbboost(
@@ -374,11 +246,11 @@ def cbboost_stumps(
     """CB-Boost over every decision stump and its complement, matrix-free.
 
     The candidates are all thresholds of every feature (:func:`pacbound.voters.stump_search`)
-    with both signs: ``gamma(h)`` is one :func:`pacbound.voters.stump_scores` of ``w y``, and
-    each round's ``tau(F, h)`` one of ``w F``, so a round costs one sorted cumulative sum over
-    the ``d m`` feature values; ``nu(h) = 1``. Same arguments and guarantees as
-    :func:`cbboost` (the same as running it on the materialized self-complemented set of all
-    stumps); evaluate the vote on new points with
+    with both signs: ``gamma(h)`` is one :func:`pacbound.voters.stump_edges` of ``w y``, and
+    each round's ``tau(F, h)`` one of ``w F``, so a round costs one gather of ``w F`` in every
+    feature's order and one blocked prefix sum over the ``d m`` values; ``nu(h) = 1``. Same
+    arguments and guarantees as :func:`cbboost` (the same as running it on the materialized
+    self-complemented set of all stumps); evaluate the vote on new points with
     ``voters.stumps_vote(r.stumps, weights_after(r, T) * r.signs, X)``.
     """
     _check(y, search.order.shape[1], n_rounds, sample_weight, tol)

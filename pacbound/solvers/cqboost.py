@@ -28,39 +28,27 @@ margin, the largest ``mu1`` any posterior reaches (:func:`cqboost_max_mu`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from pacbound.solvers.column_generation import (
-    ColumnGenerationResult,
-    MasterSolution,
-    RestrictedMaster,
-    StumpsColumnGenerationResult,
+    LearnerProblem,
+    LearnerSpec,
     Votes,
     candidate_margins,
     check_reachable,
-    fit,
+    learner_functions,
     prepare,
 )
+from pacbound.solvers.column_generation_loop import MasterSolution, RestrictedMaster
 from pacbound.solvers.first_order import solve_simplex_qp
 from pacbound.validation import check_scalar
-from pacbound.voters import StumpSearch
 
 __all__ = ["cqboost", "cqboost_max_mu", "cqboost_stumps"]
 
 
-class _Problem(NamedTuple):
-    y: jax.Array
-    w: jax.Array
-    mu: jax.Array
-    rtol: jax.Array
-    max_iter: jax.Array
-
-
-def _empty(p: _Problem, max_columns: int) -> MasterSolution:
+def _empty(p: LearnerProblem, max_columns: int) -> MasterSolution:
     """Algorithm 1's start: ``q = 0``, ``alpha = w / W``; the first column always enters."""
     zero = jnp.zeros((), p.y.dtype)
     return MasterSolution(
@@ -69,23 +57,20 @@ def _empty(p: _Problem, max_columns: int) -> MasterSolution:
     )  # fmt: skip
 
 
-def _solve(p: _Problem, columns, active, previous: MasterSolution) -> MasterSolution:
-    """Restricted program (3) by FISTA; duals from the KKT conditions (5)."""
+def _solve(p: LearnerProblem, columns, active, previous: MasterSolution) -> MasterSolution:
+    """Restricted program (3) (``mu = p.value``) by FISTA; duals from the KKT conditions (5)."""
+    mu = p.value
     weighted = columns * (p.w / jnp.sum(p.w))[:, None]
     gram, margins = columns.T @ weighted, weighted.T @ p.y
     zeros = jnp.zeros_like(margins)
-    r = solve_simplex_qp(
-        2 * gram, zeros, margins, p.mu, active, previous.weights, p.rtol, p.max_iter
-    )
+    r = solve_simplex_qp(2 * gram, zeros, margins, mu, active, previous.weights, p.rtol,
+                         p.max_iter)  # fmt: skip
     gamma = p.y * (columns @ r.x)
     alpha = p.w * (r.multiplier - 2 * gamma) / jnp.sum(p.w)
     objective = r.x @ gram @ r.x
-    reachable = jnp.max(jnp.where(active, margins, -jnp.inf)) >= p.mu  # False: mu too large
+    reachable = jnp.max(jnp.where(active, margins, -jnp.inf)) >= mu  # False: mu too large
     converged = r.converged & reachable
     return MasterSolution(r.x, alpha, r.nu, objective, r.iterations, converged, r.lipschitz)
-
-
-MASTER = RestrictedMaster(_empty, _solve)
 
 
 def cqboost_max_mu(votes: Votes, y: ArrayLike, sample_weight: ArrayLike | None = None) -> jax.Array:
@@ -98,77 +83,26 @@ def cqboost_max_mu(votes: Votes, y: ArrayLike, sample_weight: ArrayLike | None =
     return jnp.max(candidate_margins(votes, y, w))
 
 
-def _cqboost(votes, y, mu, eps, max_columns, sample_weight, rtol, max_iter):
-    y, w = prepare(votes, y, sample_weight, eps, max_columns)
+def _check(mu, votes, y, w) -> None:
     check_scalar("mu", mu, 0.0, 1.0, low_open=True)
     what = "no posterior on these voters has a larger first margin moment;"
     check_reachable("mu", mu, votes, y, w, what)
-    dtype = y.dtype
-    rtol = (1e-10 if dtype == jnp.float64 else 1e-6) if rtol is None else rtol
-    problem = _Problem(y, w, *(jnp.asarray(t, dtype) for t in (mu, rtol)),
-                       jnp.asarray(max_iter, jnp.int32))  # fmt: skip
-    return fit(MASTER, problem, votes, y, eps, max_columns)
 
 
-def cqboost(
-    H: ArrayLike,
-    y: ArrayLike,
-    mu: ArrayLike,
-    eps: ArrayLike = 1e-6,
-    max_columns: int = 100,
-    *,
-    sample_weight: ArrayLike | None = None,
-    rtol: ArrayLike | None = None,
-    max_iter: ArrayLike = 50_000,
-) -> ColumnGenerationResult:
-    """CqBoost (roy2016 Algorithm 1) over the columns of a finite voter matrix ``H``.
-
-    Adds, one at a time, the column with the steepest edge ``sum_k alpha_k y_k H_ki`` until none
-    exceeds ``nu + eps``, re-solving program (3) (``mu1 >= mu``) on the selected columns each
-    time. ``mu``, ``eps``, ``sample_weight`` are traced: ``jax.vmap`` sweeps them (fold masks
-    included) with one compilation; ``max_columns`` is static.
-
-    Args:
-      H: votes ``(m, n)`` in ``[-1, 1]`` (roy2016 §7 uses self-complemented stumps,
-        ``pacbound.voters.self_complemented``).
-      y: labels in ``{-1, +1}``, ``(m,)``.
-      mu: the first moment of the margin to reach, in ``(0, cqboost_max_mu(H, y)]``.
-      eps: the stopping tolerance on the dual constraint (roy2016 §7: ``1e-6``).
-      max_columns: size of the column buffer (static).
-      sample_weight: ``(m,)`` example weights ``>= 0`` (moments are weighted means).
-      rtol: the restricted solves' relative duality-gap tolerance (default ``1e-10`` in
-        float64, ``1e-6`` in float32).
-      max_iter: FISTA step cap per restricted solve.
-
-    Returns:
-      :class:`~pacbound.solvers.column_generation.ColumnGenerationResult`; ``objective`` is
-      ``mu2``, the weighted second moment of the margin (program (3)'s objective).
-
-    Raises:
-      ValueError: malformed inputs, or ``mu`` above the largest reachable first moment (the
-        message names it). Under ``jit`` / ``vmap`` (traced ``mu`` or weights, no value
-        checks) an unreachable ``mu`` (e.g. on one fold) gives ``converged = False``.
-    """
-    return _cqboost(H, y, mu, eps, max_columns, sample_weight, rtol, max_iter)
-
-
-def cqboost_stumps(
-    search: StumpSearch,
-    y: ArrayLike,
-    mu: ArrayLike,
-    eps: ArrayLike = 1e-6,
-    max_columns: int = 100,
-    *,
-    sample_weight: ArrayLike | None = None,
-    rtol: ArrayLike | None = None,
-    max_iter: ArrayLike = 50_000,
-) -> StumpsColumnGenerationResult:
-    """CqBoost over every decision stump and its complement, generated matrix-free.
-
-    The pricing step is the sorted cumulative-sum search of
-    :func:`pacbound.voters.stump_scores` over all thresholds of all features (roy2016 §5,
-    footnote 7: CqBoost is not restricted to a finite ``H``). Same arguments as
-    :func:`cqboost`; evaluate the vote with
-    ``pacbound.voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
-    """
-    return _cqboost(search, y, mu, eps, max_columns, sample_weight, rtol, max_iter)
+SPEC = LearnerSpec("cqboost", "CqBoost", RestrictedMaster(_empty, _solve), "mu", _check,
+                   (1e-10, 1e-6), 50_000, {
+    "summary": "CqBoost (roy2016 Algorithm 1) over the columns of a finite voter matrix ``H``.\n"
+               "\nAdds, one at a time, the column with the steepest edge ``sum_k alpha_k y_k "
+               "H_ki``\nuntil none exceeds ``nu + eps``, re-solving program (3) (``mu1 >= mu``) "
+               "on the\nselected columns each time.",
+    "notes": "\n\nRaises ``ValueError`` for malformed inputs or ``mu`` above the largest "
+             "reachable first\nmoment (the message names it, :func:`cqboost_max_mu`). Under "
+             "``jit`` / ``vmap`` (traced\n``mu`` or weights, no value checks) an unreachable "
+             "``mu`` (e.g. on one fold) gives\n``converged = False``.",
+    "hyper_doc": "the first moment of the margin to reach, in ``(0, cqboost_max_mu(H, y)]``.",
+    "weights": "moments are weighted means",
+    "solver": "FISTA",
+    "returns": "``objective`` is ``mu2``, the weighted second moment of the margin "
+               "(program (3)'s\n  objective).",
+})  # fmt: skip
+cqboost, cqboost_stumps = learner_functions(SPEC, __name__)

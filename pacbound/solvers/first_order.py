@@ -10,7 +10,7 @@ CqBoost's program (3) (``a = m_S``, ``b = mu``) and MDBoost's (``a = 0``) are bo
 solved by :func:`solve_simplex_qp`: FISTA with O'Donoghue & Candès' gradient restart and an
 adaptive step (as MinCq), each step an exact Euclidean projection
 (:func:`project_simplex_halfspace`), stopping on a certified Lagrangian (Frank-Wolfe) duality
-gap. (LPBoost's and CG-Boost's soft-margin masters use PDHG: :mod:`pacbound.solvers.lpboost`.)
+gap. (LPBoost's and CG-Boost's soft-margin masters use PDHG: :mod:`pacbound.solvers.soft_margin`.)
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from jax.scipy.special import erf, ndtr
 from jax.typing import ArrayLike
 
 from pacbound.kl import gaussian_mixture_kl_bound
-from pacbound.solvers.direct import (
+from pacbound.solvers.bound_objective import (
     DEFAULT_OPTIMIZER,
     Bound,
     as_bound,

@@ -17,16 +17,9 @@ The loss state is ``D = y w.h - gamma`` (quadratic, eqs. 6, 11, 13) or ``log D =
 gamma`` (exponential, eqs. 9, 12, 14, kept in logs so small ``gamma`` cannot overflow). It
 is recomputed from ``w`` after each sweep (one ``H @ w``), so rounding never accumulates.
 
-Each coordinate step solves ``l(u) + r(u) = 0`` for ``u = n w_j`` in ``[-1, 1]``, where ``l``
-is the loss's derivative (linear for KL-QL; ``e^{p + ku} - e^{q - ku}`` for KL-EL, so ``H``
-must be ``{-1, 0, 1}``-valued) and ``r`` the regularizer's: ``atanh(u)`` for KL (eq. 4),
-``2u`` for the l2 relaxation ``n ||w||^2`` (eq. 16) and ``sign(u)`` for the l1 relaxation
-``||w||_1`` (eq. 17). ``r`` is infinite at the ends of the box for KL and the exponential
-terms can span hundreds of orders of magnitude, so Newton's method may crawl; the root is
-found by bisection with ``mantissa + 3`` steps, within a few ulps (absolute in ``u``) for
-every input, in ``Theta(1)`` time once the sums of eq. 7 / 10 are known. With KL the root is
-strictly inside the box in exact arithmetic, so steps 6-7 fire only by rounding; with the
-relaxations they are real.
+Each coordinate step solves ``l(u) + r(u) = 0`` for ``u = n w_j`` in ``[-1, 1]``
+(:mod:`pacbound.solvers.coordinate_step`: a bisection within a few ulps, ``Theta(1)`` once the
+sums of eq. 7 / 10 are known).
 
 The reported bound is Theorem 3.2 at ``C' = 2 c_a k_bar C``: it equals a constant plus
 ``C' / (1 - e^{-C'}) * 2 c_a k_bar / (m C') * f(w)``, so minimizing ``f`` minimizes it.
@@ -45,10 +38,16 @@ from jax.typing import ArrayLike
 
 from pacbound.bounds import exponential_loss_constants, general_loss, quadratic_loss_constants
 from pacbound.kl import quasi_uniform_kl
+from pacbound.solvers.coordinate_step import (
+    coordinate_minimizer,
+    loss_slope,
+    loss_slope_coefficients,
+)
 from pacbound.validation import (
     check_delta,
     check_labels,
     check_positive_int,
+    check_sample_weight,
     check_scalar,
     check_votes,
     float_dtype,
@@ -57,6 +56,7 @@ from pacbound.validation import (
 
 __all__ = [
     "KLCoordinateResult",
+    "example_scales",
     "kl_coordinate_descent",
     "kl_el",
     "kl_ql",
@@ -113,9 +113,20 @@ def _loss_state(margin, gamma, loss):
     return margin - gamma if loss == "quadratic" else -margin / gamma
 
 
-def _loss_sum(state, gamma, loss):
-    """``sum_i zeta_i``: ``(D / gamma)^2`` or ``exp(log D)``."""
-    return jnp.sum((state / gamma) ** 2) if loss == "quadratic" else jnp.sum(jnp.exp(state))
+def example_scales(sample_weight, y):
+    """``(s, m')``: ``s = v m' / sum(v)`` (all 1 when ``v = sample_weight`` is None) and ``m'``
+    the number of examples with ``v > 0``; the loss term is ``C sum_i s_i zeta_i``."""
+    if sample_weight is None:
+        return jnp.ones_like(y), jnp.asarray(y.shape[0], y.dtype)
+    v = jnp.asarray(sample_weight, y.dtype)
+    count = jnp.sum(v > 0).astype(y.dtype)
+    return v * (count / jnp.sum(v)), count
+
+
+def _loss_sum(state, gamma, loss, s):
+    """``sum_i s_i zeta_i``: ``zeta = (D / gamma)^2`` or ``exp(log D)``."""
+    zeta = (state / gamma) ** 2 if loss == "quadratic" else jnp.exp(state)
+    return jnp.sum(jnp.where(s > 0, s * zeta, 0))
 
 
 def _regularizer(w, relaxation):
@@ -125,70 +136,7 @@ def _regularizer(w, relaxation):
     return n * jnp.sum(w**2) if relaxation == "l2" else jnp.sum(jnp.abs(w))
 
 
-def _exp_difference(a, b):
-    """``e^a - e^b`` without ``inf - inf``: ``+-inf`` on overflow, never NaN."""
-    gap = -jnp.expm1(-jnp.abs(a - b))
-    return jnp.where(a == b, 0.0, jnp.sign(a - b) * jnp.exp(jnp.maximum(a, b)) * gap)
-
-
-def _loss_slope_coefficients(state, z, z2, w_k, C, gamma, n, loss):
-    """The coefficients of ``l(u) = d/dv [C sum_i zeta_i]`` at ``w_k = v = u / n``.
-
-    Quadratic (eq. 7): ``c0 + c1 u`` with ``c0 = 2C/gamma^2 (sum D z - w_k sum z^2)``,
-    ``c1 = 2C/gamma^2 sum z^2 / n``. Exponential (eq. 10): ``e^{c0 + k u} - e^{c1 - k u}``
-    with ``k = 1/(n gamma)``, ``c0 = ln(C/gamma) + ln sum_{z<0} D - w_k / gamma`` and
-    ``c1 = ln(C/gamma) + ln sum_{z>0} D + w_k / gamma`` (``z = y h`` in ``{-1, 0, 1}``).
-    """
-    if loss == "quadratic":
-        scale = 2.0 * C / gamma**2
-        return scale * (jnp.dot(state, z) - w_k * z2), scale * z2 / n
-    top = jnp.max(state)
-    d = jnp.exp(state - top)
-    base = jnp.log(C / gamma) + top
-    wrong, right = jnp.sum(jnp.where(z < 0, d, 0.0)), jnp.sum(jnp.where(z > 0, d, 0.0))
-    return base + jnp.log(wrong) - w_k / gamma, base + jnp.log(right) + w_k / gamma
-
-
-def _loss_slope(coef, u, n, gamma, loss):
-    c0, c1 = coef
-    if loss == "quadratic":
-        return c0 + c1 * u
-    k = 1.0 / (n * gamma)
-    return _exp_difference(c0 + k * u, c1 - k * u)
-
-
-def _bisect(g, lo, hi, steps):
-    """Root of the increasing ``g`` on ``[lo, hi]``, clipped to the ends (steps 6-7)."""
-
-    def step(_, bracket):
-        a, b = bracket
-        mid = a + (b - a) / 2
-        up = g(mid) > 0
-        return jnp.where(up, a, mid), jnp.where(up, mid, b)
-
-    a, b = lax.fori_loop(0, steps, step, (lo, hi))
-    root = a + (b - a) / 2
-    return jnp.where(g(hi) <= 0, hi, jnp.where(g(lo) >= 0, lo, root))
-
-
-def _coordinate_minimizer(slope, relaxation, dtype):
-    """``u`` in ``[-1, 1]`` minimizing the 1-D objective whose loss derivative is ``slope``."""
-    steps = jnp.finfo(dtype).nmant + 3
-    one = jnp.ones((), dtype)
-    if relaxation == "kl":  # eq. 4: dKL/dv = (1/2) ln((1 + u) / (1 - u)) = atanh(u)
-        return _bisect(lambda u: slope(u) + jnp.arctanh(u), -one, one, steps)
-    if relaxation == "l2":  # d/dv n v^2 = 2 u
-        return _bisect(lambda u: slope(u) + 2.0 * u, -one, one, steps)
-    # l1: d/dv |v| = sign(u), [-1, 1] at 0; so u = 0 when |slope(0)| <= 1, else u < 0 solves
-    # slope(u) - 1 = 0 (slope(0) > 1) and u > 0 solves slope(u) + 1 = 0 (slope(0) < -1)
-    at_zero = slope(0.0 * one)
-    negative = at_zero > 0
-    lo = jnp.where(negative, -one, 0.0 * one)
-    u = _bisect(lambda u: slope(u) + jnp.where(negative, -one, one), lo, lo + 1.0, steps)
-    return jnp.where(jnp.abs(at_zero) <= 1.0, 0.0 * one, u)
-
-
-def _sweep(carry, Z, z2, order, C, gamma, loss, relaxation):
+def _sweep(carry, Z, z2, s, order, C, gamma, loss, relaxation):
     """One pass of steps 3-8 over the pairs in ``order``; returns ``(w, state, max |dw|)``."""
     n = Z.shape[0]
 
@@ -196,9 +144,9 @@ def _sweep(carry, Z, z2, order, C, gamma, loss, relaxation):
         w, state, change = inner
         k = order[i]
         z = Z[k]
-        coef = _loss_slope_coefficients(state, z, z2[k], w[k], C, gamma, n, loss)
-        slope = functools.partial(_loss_slope, coef, n=n, gamma=gamma, loss=loss)
-        w_k = _coordinate_minimizer(slope, relaxation, w.dtype) / n  # exactly +-1/n at the ends
+        coef = loss_slope_coefficients(state, z, z2[k], w[k], C, gamma, n, loss, s)
+        slope = functools.partial(loss_slope, coef, n=n, gamma=gamma, loss=loss)
+        w_k = coordinate_minimizer(slope, relaxation, w.dtype) / n  # exactly +-1/n at the ends
         step = w_k - w[k]
         state = state + z * step if loss == "quadratic" else state - z * (step / gamma)
         return w.at[k].set(w_k), state, jnp.maximum(change, jnp.abs(step))
@@ -208,19 +156,21 @@ def _sweep(carry, Z, z2, order, C, gamma, loss, relaxation):
 
 
 @functools.partial(jax.jit, static_argnames=("loss", "relaxation", "max_sweeps", "shuffle"))
-def _solve(H, y, C, gamma, key, epsilon, delta, loss, relaxation, max_sweeps, shuffle):
+def _solve(H, y, C, gamma, key, epsilon, delta, sample_weight, loss, relaxation, max_sweeps,
+           shuffle):  # fmt: skip
     dtype = float_dtype(H, y)  # int8 votes compute in y's float type
     y = y.astype(dtype)
     Z = (y[:, None] * H.astype(dtype)).T  # (n, m): row j is y * h_j
     C, gamma, epsilon, delta = (jnp.asarray(a, dtype) for a in (C, gamma, epsilon, delta))
     n, m = Z.shape
-    z2 = jnp.sum(Z**2, axis=1)
+    s, m_eff = example_scales(sample_weight, y)
+    z2 = Z**2 @ s
 
     def body(c: _Carry) -> _Carry:
         order = pair_order(key if shuffle else None, c.sweep, n)
-        w, _, change = _sweep(c, Z, z2, order, C, gamma, loss, relaxation)
+        w, _, change = _sweep(c, Z, z2, s, order, C, gamma, loss, relaxation)
         state = _loss_state(w @ Z, gamma, loss)  # refresh: no drift from the updates
-        f = C * _loss_sum(state, gamma, loss) + _regularizer(w, relaxation)
+        f = C * _loss_sum(state, gamma, loss, s) + _regularizer(w, relaxation)
         return _Carry(w, state, c.sweep + 1, change, c.objectives.at[c.sweep].set(f))
 
     def cond(c: _Carry):
@@ -232,15 +182,15 @@ def _solve(H, y, C, gamma, key, epsilon, delta, loss, relaxation, max_sweeps, sh
     c = lax.while_loop(cond, body, init)
     constants = quadratic_loss_constants if loss == "quadratic" else exponential_loss_constants
     c_a, k_bar = constants(gamma)
-    mean_loss = _loss_sum(c.state, gamma, loss) / m
-    bound = general_loss(mean_loss, quasi_uniform_kl(c.w), m, delta, 2 * c_a * k_bar * C, c_a,
-                         k_bar)  # fmt: skip
+    mean_loss = _loss_sum(c.state, gamma, loss, s) / m_eff
+    bound = general_loss(mean_loss, quasi_uniform_kl(c.w), m_eff, delta, 2 * c_a * k_bar * C,
+                         c_a, k_bar)  # fmt: skip
     q = jnp.concatenate([(1.0 / n + c.w) / 2, (1.0 / n - c.w) / 2])
     objective = c.objectives[jnp.maximum(c.sweep - 1, 0)]
     return KLCoordinateResult(c.w, q, objective, c.objectives, c.sweep, c.change <= epsilon, bound)
 
 
-def _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps) -> None:
+def _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps, sample_weight) -> None:
     """Host-side checks; value checks only on concrete (not traced) arguments."""
     if loss not in LOSSES or relaxation not in RELAXATIONS:
         raise ValueError(f"loss must be one of {LOSSES} and relaxation one of {RELAXATIONS}; "
@@ -248,6 +198,7 @@ def _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps) -> None
     check_positive_int("max_sweeps", max_sweeps)
     check_votes(H)
     check_labels(y, jnp.shape(H)[0])
+    check_sample_weight(sample_weight, jnp.shape(H)[0])
     if loss == "exponential" and is_concrete(H) and not np.isin(np.asarray(H), (-1, 0, 1)).all():
         raise ValueError("the exponential loss (eq. 10) needs votes in {-1, 0, +1}")
     check_scalar("C", C, 0.0, low_open=True)
@@ -268,6 +219,7 @@ def kl_coordinate_descent(
     epsilon: ArrayLike = 1e-6,
     max_sweeps: int = 1000,
     delta: ArrayLike = 0.05,
+    sample_weight: ArrayLike | None = None,
 ) -> KLCoordinateResult:
     """germain2009 Algorithm 1: minimize ``f(w) = C sum_i zeta_i + KL`` by coordinate descent.
 
@@ -292,6 +244,12 @@ def kl_coordinate_descent(
         in §4.1; float32 rounding keeps moving weights by up to ~1e-8).
       max_sweeps: the most sweeps run (static; the length of ``objectives``).
       delta: the confidence of the reported bound.
+      sample_weight: ``(m,)`` example weights ``v >= 0`` (traced: a ``jax.vmap`` over 0/1 fold
+        masks compiles once). Only their ratios matter: the loss term becomes ``C m' sum_i v_i
+        zeta_i / sum_i v_i`` with ``m'`` the number of examples with ``v_i > 0``, and the
+        bound is Theorem 3.2 with ``m = m'`` and that weighted mean loss. So 0/1 weights are
+        exactly slicing ``H`` and ``y`` (the bound is then valid for the kept sample); other
+        weights give a weighted objective whose "bound" is not a PAC-Bayes guarantee.
 
     Returns:
       :class:`KLCoordinateResult`; ``objectives`` decreases sweep after sweep.
@@ -305,11 +263,11 @@ def kl_coordinate_descent(
       >>> H = voters.votes(voters.fit_stumps(X), X)  # doctest: +SKIP
       >>> res = kl_coordinate_descent(H, y, 1.0, 0.1, key=jax.random.key(0))  # doctest: +SKIP
     """
-    _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps)
+    _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps, sample_weight)
     shuffle = key is not None
     key = key if shuffle else jax.random.key(0)
-    return _solve(jnp.asarray(H), jnp.asarray(y), C, gamma, key, epsilon, delta, loss,
-                  relaxation, int(max_sweeps), shuffle)  # fmt: skip
+    return _solve(jnp.asarray(H), jnp.asarray(y), C, gamma, key, epsilon, delta, sample_weight,
+                  loss, relaxation, int(max_sweeps), shuffle)  # fmt: skip
 
 
 kl_ql = functools.partial(kl_coordinate_descent, loss="quadratic")
@@ -327,13 +285,17 @@ def regularized_objective(
     gamma: ArrayLike,
     loss: str = "quadratic",
     relaxation: str = "kl",
+    sample_weight: ArrayLike | None = None,
 ) -> jax.Array:
     """``f(w) = C sum_i zeta(y_i w.h(x_i)) + R(w)`` computed directly (germain2009 §4, eq. 17).
 
     ``R`` is ``KL(Q_w||P)`` (``relaxation="kl"``), ``n ||w||^2`` (``"l2"``) or ``||w||_1``
-    (``"l1"``); ``zeta(M) = (M/gamma - 1)^2`` or ``exp(-M/gamma)``.
+    (``"l1"``); ``zeta(M) = (M/gamma - 1)^2`` or ``exp(-M/gamma)``; with ``sample_weight``,
+    ``zeta_i`` is scaled by ``s_i`` of :func:`example_scales`.
     """
     w = jnp.asarray(w)
-    margin = jnp.asarray(y, w.dtype) * (jnp.asarray(H, w.dtype) @ w)
+    y = jnp.asarray(y, w.dtype)
+    margin = y * (jnp.asarray(H, w.dtype) @ w)
     state = _loss_state(margin, gamma, loss)
-    return C * _loss_sum(state, gamma, loss) + _regularizer(w, relaxation)
+    s, _ = example_scales(sample_weight, y)
+    return C * _loss_sum(state, gamma, loss, s) + _regularizer(w, relaxation)

@@ -24,280 +24,47 @@ The restricted program, LPBoost's or CG-Boost's (:mod:`pacbound.solvers.cgboost`
           + 1^\\top \\alpha - \\alpha^\\top K q,
 
 ``K = diag(y) H_t``, ``u = C w`` (LPBoost: ``c = 1, rho = 0``; CG-Boost: ``c = 0, rho = 1``),
-solved in JAX by :func:`solve_soft_margin`: restarted Halpern PDHG (Lu & Yang 2024, the
-cuPDLPx scheme: reflected Halpern steps, fixed-point-residual restarts, a primal weight updated
-at restarts) to a certified relative gap (default ``1e-9`` in float64), warm-started from the
-previous primal and dual points. The LP's duals, scaled to be exactly feasible, price the
+solved in JAX by :func:`pacbound.solvers.soft_margin.solve_soft_margin` (restarted Halpern
+PDHG, Lu & Yang 2024) to a certified relative gap (default ``1e-9`` in float64), warm-started
+from the previous primal and dual points. The LP's duals, scaled to be exactly feasible, price the
 candidates.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
-import jax
 import jax.numpy as jnp
-from jax import lax
-from jax.typing import ArrayLike
 
-from pacbound.solvers.column_generation import (
-    ColumnGenerationResult,
-    MasterSolution,
-    RestrictedMaster,
-    StumpsColumnGenerationResult,
-    fit,
-    prepare,
-)
+from pacbound.solvers.column_generation import LearnerProblem, LearnerSpec, learner_functions
+from pacbound.solvers.column_generation_loop import MasterSolution, RestrictedMaster
+from pacbound.solvers.soft_margin import SoftMarginResult, solve_soft_margin
 from pacbound.validation import check_scalar
-from pacbound.voters import StumpSearch
 
-__all__ = ["SoftMarginResult", "lpboost", "lpboost_stumps", "solve_soft_margin"]
-
-
-# ------------------------------------------------------ restarted Halpern PDHG
-class SoftMarginResult(NamedTuple):
-    """Result of :func:`solve_soft_margin`.
-
-    Attributes:
-      x: primal weights (0 off ``active``).
-      y: dual weights of the examples, in ``[0, u]``; for the LP (``rho = 0``) scaled to be
-        exactly dual feasible (``K^T y <= c`` on ``active``).
-      primal_objective, dual_objective: the certified bracket of the optimum.
-      iterations: PDHG steps.
-      converged: ``primal - dual <= rtol max(|primal|, |dual|)`` (plus rounding).
-      primal_weight: the final PDHG primal weight (warm start for the next solve).
-    """
-
-    x: jax.Array
-    y: jax.Array
-    primal_objective: jax.Array
-    dual_objective: jax.Array
-    iterations: jax.Array
-    converged: jax.Array
-    primal_weight: jax.Array
+__all__ = [
+    "SoftMarginResult",
+    "lpboost",
+    "lpboost_stumps",
+    "soft_margin_spec",
+    "solve_soft_margin",
+]
 
 
-_CHECK_EVERY = 32  # PDHG steps between two evaluations of the certified gap
-_POLISH_EVERY = 4  # blocks between two crossover attempts (LP only)
-
-
-class _PdhgState(NamedTuple):
-    x: jax.Array  # Halpern iterate z_k = (x, y) and K x
-    y: jax.Array
-    kx: jax.Array
-    x0: jax.Array  # anchor z_0 of the current restart
-    y0: jax.Array
-    kx0: jax.Array
-    out_x: jax.Array  # T(z_k), the reported point
-    out_y: jax.Array
-    out_kx: jax.Array
-    weight: jax.Array  # primal weight omega
-    first: jax.Array  # residual at the anchor, and at the previous step
-    last: jax.Array
-    n: jax.Array  # steps since the restart, and in all
-    k: jax.Array
-    primal: jax.Array
-    dual: jax.Array
-
-
-def _objectives(x, kx, y, K, c, rho, u, active):
-    """Primal value at ``x`` and a dual lower bound at ``y`` (scaled feasible for the LP)."""
-    primal = c @ x + rho / 2 * (x @ x) + u @ jnp.maximum(1 - kx, 0)
-    kty = K.T @ y
-    if rho > 0:
-        excess = jnp.where(active, jnp.maximum(kty - c, 0), 0)
-        return primal, jnp.sum(y) - (excess @ excess) / (2 * rho), y
-    ratio = jnp.max(jnp.where(active, kty / c, 0))
-    scale = jnp.maximum(ratio, 1)
-    return primal, jnp.sum(y) / scale, y / scale
-
-
-def _pdhg_operator(x, y, kx, K, c, rho, u, active, eta, weight):
-    """One PDHG step ``T(z)`` with ``tau = eta / omega``, ``sigma = eta omega``."""
-    tau, sigma = eta / weight, eta * weight
-    x1 = jnp.where(active, jnp.maximum(x - tau * (c - K.T @ y), 0) / (1 + tau * rho), 0)
-    kx1 = K @ x1
-    y1 = jnp.clip(y + sigma * (1 - 2 * kx1 + kx), 0, u)
-    return x1, y1, kx1
-
-
-def _pdhg_step(s: _PdhgState, K, c, rho, u, active, eta) -> _PdhgState:
-    """Reflected Halpern step with cuPDLPx's restart rules (0.2 / 0.8 / 0.36)."""
-    x1, y1, kx1 = _pdhg_operator(s.x, s.y, s.kx, K, c, rho, u, active, eta, s.weight)
-    dx, dy = x1 - s.x, y1 - s.y
-    residual = jnp.sqrt(s.weight * (dx @ dx) + (dy @ dy) / s.weight)
-    first = jnp.where(s.n == 0, residual, s.first)
-    restart = (s.n > 0) & (
-        (residual <= 0.2 * first)
-        | ((residual <= 0.8 * first) & (residual > s.last))
-        | (s.n >= 0.36 * s.k)
-    )
-    h = (s.n + 1) / (s.n + 2)  # reflected Halpern: z = h (2 T(z) - z) + (1 - h) z_0
-    x = h * (2 * x1 - s.x) + (1 - h) * s.x0
-    y = h * (2 * y1 - s.y) + (1 - h) * s.y0
-    kx = h * (2 * kx1 - s.kx) + (1 - h) * s.kx0
-    move_x = jnp.linalg.norm(x1 - s.x0)
-    move_y = jnp.linalg.norm(y1 - s.y0)
-    ok = (move_x > 0) & (move_y > 0)
-    new_weight = jnp.sqrt(s.weight * jnp.where(ok, move_y / jnp.where(ok, move_x, 1), s.weight))
-    weight = jnp.where(restart, new_weight, s.weight)
-    x, y, kx = (jnp.where(restart, new, old) for new, old in ((x1, x), (y1, y), (kx1, kx)))
-    x0, y0, kx0 = (
-        jnp.where(restart, new, old) for new, old in ((x1, s.x0), (y1, s.y0), (kx1, s.kx0))
-    )
-    n = jnp.where(restart, 0, s.n + 1)
-    return _PdhgState(x, y, kx, x0, y0, kx0, x1, y1, kx1, weight, first, residual, n, s.k + 1,
-                      s.primal, s.dual)  # fmt: skip
-
-
-def _crossover(x, y, K, c, u, active, delta):
-    """The LP's KKT point of the partition guessed at ``(x, y)`` (a crossover step).
-
-    Support ``S = {x_j > delta max x}``, tight examples ``E = {|(K x)_k - 1| <= delta}``,
-    violated ``L = {(K x)_k < 1 - delta}``. The primal is corrected to ``K_ES q_S = 1`` (least
-    squares), the dual to ``K_ES^T alpha_E = c_S - K_LS^T u_L`` (the nearest point, with
-    ``alpha_L = u``, ``alpha = 0`` elsewhere), both through ``(K_ES^T K_ES)^+`` (Cholesky with
-    a ``1e-12`` relative ridge); then clipped to their bounds. The caller keeps the point only
-    if its certified gap is smaller, so a wrong guess costs one ``t x t`` factorization.
-    (CG-Boost's QP has no vertex to snap to; its solutions are left to PDHG.)
-    """
-    margins = K @ x
-    S = active & (x > delta * jnp.max(x))
-    E, L = jnp.abs(margins - 1) <= delta, margins < 1 - delta
-    KS = jnp.where(S[None, :], K, 0)
-    KES = jnp.where(E[:, None], KS, 0)
-    gram = KES.T @ KES
-    ridge = 1e-12 * jnp.max(jnp.diag(gram)) + jnp.finfo(K.dtype).tiny
-    factor = jax.scipy.linalg.cho_factor(gram + jnp.diag(jnp.where(S, ridge, 1.0)))
-
-    def pinv(v):  # ~ (K_ES^T K_ES)^+ v on the range of K_ES^T
-        return jnp.where(S, jax.scipy.linalg.cho_solve(factor, v), 0)
-
-    q = jnp.where(S, x, 0) + pinv(KES.T @ jnp.where(E, 1 - margins, 0))
-    alpha = jnp.where(L, u, jnp.where(E, y, 0))
-    alpha = alpha + KES @ pinv(jnp.where(S, c, 0) - KS.T @ alpha)
-    return jnp.maximum(q, 0), jnp.clip(alpha, 0, u)
-
-
-def _pdhg_block(s: _PdhgState, K, c, rho, u, active, eta) -> _PdhgState:
-    """``_CHECK_EVERY`` steps, then the certified objectives at the last ``T(z)``; for the LP,
-    every ``_POLISH_EVERY`` blocks, a crossover attempt (:func:`_crossover`)."""
-    s = lax.fori_loop(0, _CHECK_EVERY, lambda _, s: _pdhg_step(s, K, c, rho, u, active, eta), s)
-    primal, dual, _ = _objectives(s.out_x, s.out_kx, s.out_y, K, c, rho, u, active)
-    s = s._replace(primal=primal, dual=dual)
-    if rho > 0:
-        return s
-
-    def polish(s):
-        gap = (s.primal - s.dual) / jnp.maximum(jnp.abs(s.primal), jnp.finfo(K.dtype).tiny)
-        delta = jnp.clip(10 * gap, 1e-10, 1e-3)
-        x, y = _crossover(s.out_x, s.out_y, K, c, u, active, delta)
-        kx = K @ x
-        primal, dual, _ = _objectives(x, kx, y, K, c, rho, u, active)
-        better = primal - dual < s.primal - s.dual
-        pick = lambda new, old: jnp.where(better, new, old)  # noqa: E731
-        return s._replace(out_x=pick(x, s.out_x), out_y=pick(y, s.out_y),
-                          out_kx=pick(kx, s.out_kx), primal=pick(primal, s.primal),
-                          dual=pick(dual, s.dual))  # fmt: skip
-
-    due = (s.k // _CHECK_EVERY) % _POLISH_EVERY == 0  # a 0/1-trip loop: skipped when not due
-    return lax.while_loop(lambda t: t[1], lambda t: (polish(t[0]), False), (s, due))[0]
-
-
-def _operator_norm(K: jax.Array, iterations: int = 40) -> jax.Array:
-    """``||K||_2`` by power iteration on ``K^T K``, inflated by 1 % (a safe upper estimate)."""
-    v = jnp.ones(K.shape[1], K.dtype) + 0.01 * jnp.sin(jnp.arange(K.shape[1], dtype=K.dtype))
-
-    def body(_, v):
-        w = K.T @ (K @ v)
-        return w / jnp.maximum(jnp.linalg.norm(w), jnp.finfo(K.dtype).tiny)
-
-    v = lax.fori_loop(0, iterations, body, v / jnp.linalg.norm(v))
-    return 1.01 * jnp.sqrt(jnp.maximum(jnp.linalg.norm(K @ v), jnp.finfo(K.dtype).tiny) ** 2)
-
-
-def solve_soft_margin(
-    K: ArrayLike,
-    c: ArrayLike,
-    rho: float,
-    u: ArrayLike,
-    active: ArrayLike,
-    x0: ArrayLike,
-    y0: ArrayLike,
-    weight0: ArrayLike,
-    rtol: ArrayLike,
-    max_iter: ArrayLike,
-) -> SoftMarginResult:
-    """``min_{x >= 0} c^T x + rho/2 ||x||^2 + sum_k u_k max(0, 1 - (K x)_k)`` by restarted PDHG.
-
-    The saddle ``min_x max_{0 <= y <= u} c^T x + rho/2 ||x||^2 + 1^T y - y^T K x``; its dual is
-    ``max 1^T y - ||max(0, K^T y - c)||^2 / (2 rho)`` (``rho > 0``) or the LP
-    ``max 1^T y  s.t.  K^T y <= c`` (``rho = 0``; any ``y`` in the box, divided by
-    ``max(1, max_j (K^T y)_j / c_j)``, is feasible). Stops on the certified gap.
-
-    Args:
-      K: ``(m, t)``, here ``diag(y) H_hat`` (inactive columns ignored).
-      c: ``(t,)`` linear costs (``> 0`` when ``rho = 0``); rho: a Python float (static).
-      u: ``(m,)`` upper bounds of the duals, ``C w``.
-      active: ``(t,)`` bool.
-      x0, y0, weight0: warm start (``weight0``: primal weight, e.g. 1).
-      rtol, max_iter: relative gap tolerance and step cap (traced).
-    """
-    K, c, u = (jnp.asarray(t) for t in (K, c, u))
-    active = jnp.asarray(active, bool)
-    K = jnp.where(active[None, :], K, 0)
-    x = jnp.where(active, jnp.maximum(jnp.asarray(x0, K.dtype), 0), 0)
-    y = jnp.clip(jnp.asarray(y0, K.dtype), 0, u)
-    kx = K @ x
-    eta = 0.998 / _operator_norm(K)
-    primal, dual, _ = _objectives(x, kx, y, K, c, rho, u, active)
-    zero, weight = jnp.zeros((), jnp.int32), jnp.asarray(weight0, K.dtype)
-    inf = jnp.asarray(jnp.inf, K.dtype)
-    init = _PdhgState(x, y, kx, x, y, kx, x, y, kx, weight, inf, inf, zero, zero, primal, dual)
-    eps = jnp.finfo(K.dtype).eps
-
-    def tolerance(s):
-        noise = 16 * eps * (jnp.abs(c) @ s.out_x + jnp.sum(u))
-        return rtol * jnp.maximum(jnp.abs(s.primal), jnp.abs(s.dual)) + noise
-
-    def cond(s):
-        return (s.primal - s.dual > tolerance(s)) & (s.k < max_iter)
-
-    s = lax.while_loop(cond, lambda s: _pdhg_block(s, K, c, rho, u, active, eta), init)
-    primal, dual, y = _objectives(s.out_x, K @ s.out_x, s.out_y, K, c, rho, u, active)
-    converged = primal - dual <= tolerance(s)
-    return SoftMarginResult(s.out_x, y, primal, dual, s.k, converged, s.weight)
-
-
-# ------------------------------------------------------------------------- LPBoost
-
-
-class SoftMarginProblem(NamedTuple):
-    """Data of a soft-margin master: labels, example weights, ``C`` and solver settings."""
-
-    y: jax.Array
-    w: jax.Array
-    C: jax.Array
-    rtol: jax.Array
-    max_iter: jax.Array
-
-
-def _empty(p: SoftMarginProblem, max_columns: int, cost: float) -> MasterSolution:
+def _empty(p: LearnerProblem, max_columns: int, cost: float) -> MasterSolution:
     """No column: ``q = 0``, every slack 1, ``alpha = C w`` (optimal for the empty program)."""
-    upper = p.C * p.w
+    upper = p.value * p.w
     return MasterSolution(
         jnp.zeros(max_columns, p.y.dtype), upper, jnp.asarray(cost, p.y.dtype), jnp.sum(upper),
         jnp.zeros((), jnp.int32), jnp.ones((), bool), jnp.ones((), p.y.dtype),
     )  # fmt: skip
 
 
-def _solve(p: SoftMarginProblem, columns, active, previous, cost: float, rho: float):
+def _solve(p: LearnerProblem, columns, active, previous, cost: float, rho: float):
     """``min cost 1^T q + rho/2 ||q||^2 + C sum w xi`` on the selected columns, by PDHG."""
     K = p.y[:, None] * columns
     c = jnp.full(columns.shape[1], cost, columns.dtype)
     r = solve_soft_margin(
-        K, c, rho, p.C * p.w, active, previous.weights, previous.alpha, previous.warm,
+        K, c, rho, p.value * p.w, active, previous.weights, previous.alpha, previous.warm,
         p.rtol, p.max_iter,
     )  # fmt: skip
     nu = jnp.asarray(cost, columns.dtype)  # the dual constraint: edges <= cost
@@ -305,71 +72,32 @@ def _solve(p: SoftMarginProblem, columns, active, previous, cost: float, rho: fl
                           r.primal_weight)  # fmt: skip
 
 
-def soft_margin_master(cost: float, rho: float) -> RestrictedMaster:
-    """The master of ``min cost 1^T q + rho/2 q^T q + C sum_k w_k xi_k`` (``diag(y) H q + xi
-    >= 1``): LPBoost is ``(1, 0)``, CG-Boost ``(0, 1)``. Build once (jit caches on identity)."""
-    return RestrictedMaster(
+def _check_C(C, votes, y, w) -> None:
+    check_scalar("C", C, 0.0, low_open=True)
+
+
+def soft_margin_spec(
+    name: str, title: str, cost: float, rho: float, program: str, objective: str
+) -> LearnerSpec:
+    """The learner of ``min cost 1^T q + rho/2 q^T q + C sum_k w_k xi_k`` (``diag(y) H q + xi
+    >= 1``) with hyperparameter ``C``: LPBoost is ``(1, 0)``, CG-Boost ``(0, 1)``. Build it once
+    (jit caches on the master's identity); ``program`` and ``objective`` go to the docstring."""
+    master = RestrictedMaster(
         functools.partial(_empty, cost=cost), functools.partial(_solve, cost=cost, rho=rho)
     )
+    doc = {
+        "summary": f"{title} (the {program} above) by column generation over a finite ``H``.",
+        "notes": "",
+        "hyper_doc": "the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``).",
+        "weights": "the slacks' weights",
+        "solver": "PDHG",
+        "returns": "``q`` is the program's (divide by its sum for the posterior) and "
+        f"``objective`` is ``{objective}``.",
+    }
+    return LearnerSpec(name, title, master, "C", _check_C, (1e-9, 1e-5), 200_000, doc)
 
 
-MASTER = soft_margin_master(1.0, 0.0)
-
-
-def fit_soft_margin(master, votes, y, C, eps, max_columns, sample_weight, rtol, max_iter):
-    """Boundary checks and the run shared by LPBoost and CG-Boost."""
-    y, w = prepare(votes, y, sample_weight, eps, max_columns)
-    check_scalar("C", C, 0.0, low_open=True)
-    dtype = y.dtype
-    rtol = (1e-9 if dtype == jnp.float64 else 1e-5) if rtol is None else rtol
-    problem = SoftMarginProblem(y, w, *(jnp.asarray(t, dtype) for t in (C, rtol)),
-                                jnp.asarray(max_iter, jnp.int32))  # fmt: skip
-    return fit(master, problem, votes, y, eps, max_columns)
-
-
-def lpboost(
-    H: ArrayLike,
-    y: ArrayLike,
-    C: ArrayLike,
-    eps: ArrayLike = 1e-6,
-    max_columns: int = 100,
-    *,
-    sample_weight: ArrayLike | None = None,
-    rtol: ArrayLike | None = None,
-    max_iter: ArrayLike = 200_000,
-) -> ColumnGenerationResult:
-    """LPBoost (the ``L1`` soft-margin LP above) by column generation over a finite ``H``.
-
-    Args:
-      H: votes ``(m, n)`` in ``[-1, 1]``.
-      y: labels in ``{-1, +1}``, ``(m,)``.
-      C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``; traced).
-      eps: stopping tolerance on the dual constraint ``edge <= 1`` (``1e-6``).
-      max_columns: size of the column buffer (static).
-      sample_weight: ``(m,)`` example weights ``>= 0`` (the slacks' weights).
-      rtol, max_iter: the restricted LPs' relative gap tolerance (default ``1e-9`` in float64,
-        ``1e-5`` in float32) and PDHG step cap.
-
-    Returns:
-      :class:`~pacbound.solvers.column_generation.ColumnGenerationResult`, ``objective``
-      ``1^T q + C sum_k w_k xi_k``.
-    """
-    return fit_soft_margin(MASTER, H, y, C, eps, max_columns, sample_weight, rtol, max_iter)
-
-
-def lpboost_stumps(
-    search: StumpSearch,
-    y: ArrayLike,
-    C: ArrayLike,
-    eps: ArrayLike = 1e-6,
-    max_columns: int = 100,
-    *,
-    sample_weight: ArrayLike | None = None,
-    rtol: ArrayLike | None = None,
-    max_iter: ArrayLike = 200_000,
-) -> StumpsColumnGenerationResult:
-    """LPBoost over every decision stump and its complement, generated matrix-free.
-
-    Same arguments as :func:`lpboost`; the pricing is :func:`pacbound.voters.stump_scores`.
-    """
-    return fit_soft_margin(MASTER, search, y, C, eps, max_columns, sample_weight, rtol, max_iter)
+SPEC = soft_margin_spec(
+    "lpboost", "LPBoost", 1.0, 0.0, "``L1`` soft-margin LP", "1^T q + C sum_k w_k xi_k"
+)
+lpboost, lpboost_stumps = learner_functions(SPEC, __name__)

@@ -1,0 +1,352 @@
+"""The machinery shared by :mod:`pacbound.estimators`: voter sets, the base classifier, save/load.
+
+Not public API: import the estimators and voter sets from :mod:`pacbound.estimators`.
+
+:class:`MajorityVoteClassifier` validates the input (scikit-learn's checks, plus binary labels
+mapped to ``±1``), fits a voter set, asks its subclass for a posterior ``Q`` over the
+self-complemented voters ``[H, -H]`` (roy2016 §7), predicts with the sign of the vote
+``H (Q_+ - Q_-)`` and certifies ``Q`` on the training sample with the bounds of
+:mod:`pacbound.bounds` (uniform prior over the ``2n`` columns). ``save`` / ``load`` write one
+``.npz`` file holding the arrays and a JSON metadata string (no pickle).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from pacbound import voters as _voters
+from pacbound.solvers.bound_objective import BoundStats, as_bound, certify
+from pacbound.validation import check_votes
+
+__all__ = ["BOUND_KINDS", "MajorityVoteClassifier", "RBFVoters", "StumpVoters", "TrainingStats"]
+
+BOUND_KINDS = ("cbound_roy2016", "seeger", "pac_bound_0", "pac_bound_1", "pac_bound_2", "catoni")
+_FORMAT = "pacbound.estimator/1"
+
+
+def _float_dtype():
+    """float32, or float64 when ``jax_enable_x64`` is on."""
+    return jax.dtypes.canonicalize_dtype(np.float64)
+
+
+# ------------------------------------------------------------------------- voter sets
+class _VoterSet:
+    """A voter set: ``fit(X, y) -> self``, then ``votes(X)``, the ``(m, n)`` matrix in [-1, 1].
+
+    Any object with these two methods can be passed as ``voters=``; the built-in sets also
+    save and load (their constructor parameters and fitted arrays are listed in ``_params`` /
+    ``_fitted``).
+    """
+
+    kind: str
+    _params: tuple[str, ...]
+    _fitted: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{p}={getattr(self, p)!r}" for p in self._params)
+        return f"{type(self).__name__}({args})"
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """``(params, arrays)``: JSON-able constructor parameters and the fitted arrays."""
+        return {p: getattr(self, p) for p in self._params}, {
+            a: np.asarray(getattr(self, a)) for a in self._fitted
+        }
+
+    @classmethod
+    def from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]) -> _VoterSet:
+        out = cls(**params)
+        for name in cls._fitted:
+            value = arrays[name]
+            setattr(out, name, value.item() if value.ndim == 0 else value)
+        return out
+
+
+class StumpVoters(_VoterSet):
+    """Decision stumps, ``n_thresholds`` equally spaced per feature (roy2016 §7;
+    :func:`pacbound.voters.fit_stumps`); ``voters="stumps"`` is ``StumpVoters(n_stumps)``."""
+
+    kind, _params, _fitted = "stumps", ("n_thresholds",), ("features_", "thresholds_")
+
+    def __init__(self, n_thresholds: int = 10):
+        self.n_thresholds = n_thresholds
+
+    def fit(self, X, y=None) -> StumpVoters:
+        stumps = _voters.fit_stumps(X, self.n_thresholds)
+        self.features_ = np.asarray(stumps.features)
+        self.thresholds_ = np.asarray(stumps.thresholds)
+        return self
+
+    def votes(self, X) -> jax.Array:
+        stumps = _voters.Stumps(jnp.asarray(self.features_), jnp.asarray(self.thresholds_))
+        return _voters.votes(stumps, X, dtype=_float_dtype())
+
+
+class RBFVoters(_VoterSet):
+    """Label-signed RBF voters ``y_j k(x_j, x)`` centred on the training points
+    (laviolette2011 §6; :func:`pacbound.voters.signed_rbf_votes`); ``gamma=None`` takes the
+    median pairwise distance. ``voters="rbf"`` is ``RBFVoters()``."""
+
+    kind, _params = "rbf", ("gamma",)
+    _fitted = ("centers_", "center_labels_", "gamma_")
+
+    def __init__(self, gamma: float | None = None):
+        self.gamma = gamma
+
+    def fit(self, X, y) -> RBFVoters:
+        self.centers_, self.center_labels_ = np.asarray(X), np.asarray(y, np.float64)
+        gamma = _voters.median_pairwise_distance(X) if self.gamma is None else self.gamma
+        self.gamma_ = float(gamma) if float(gamma) > 0 else 1.0  # all points equal: any width
+        return self
+
+    def votes(self, X) -> jax.Array:
+        return _voters.signed_rbf_votes(self.centers_, self.center_labels_, X, self.gamma_)
+
+
+_VOTER_SETS = {cls.kind: cls for cls in (StumpVoters, RBFVoters)}
+
+
+def _voter_set(spec: Any, n_stumps: int) -> Any:
+    """A fresh, unfitted voter set from ``voters=`` (the estimator's parameter is not touched)."""
+    if isinstance(spec, str):
+        if spec == "stumps":
+            return StumpVoters(n_stumps)
+        if spec == "rbf":
+            return RBFVoters()
+        raise ValueError(f"voters must be 'stumps', 'rbf' or a voter set object; got {spec!r}")
+    if not (callable(getattr(spec, "fit", None)) and callable(getattr(spec, "votes", None))):
+        raise ValueError(f"a voters object needs fit(X, y) and votes(X) methods; got {spec!r}")
+    return copy.deepcopy(spec)
+
+
+# -------------------------------------------------------------------------- the base
+class TrainingStats(NamedTuple):
+    """Statistics of the fitted vote on the (unweighted) training sample.
+
+    Attributes:
+      m: number of training examples.
+      mu1, mu2: first and second moments of the margin ``y H q`` (roy2016 Definition 2).
+      kl: ``KL(Q || uniform)`` over the ``2n`` columns of ``[H, -H]``.
+      risk: the majority vote's training risk (a tie counts as an error).
+    """
+
+    m: int
+    mu1: float
+    mu2: float
+    kl: float
+    risk: float
+
+
+def _kl_to_uniform(q: np.ndarray) -> float:
+    positive = q[q > 0]
+    return float(np.sum(positive * np.log(positive * q.size)))
+
+
+@jax.jit
+def _certify(bound, stats: BoundStats, delta) -> jax.Array:
+    return certify(bound, stats, delta)[0]
+
+
+class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a weighted majority vote of ``voters`` whose posterior a learner chooses.
+
+    Subclasses set their hyperparameters in ``__init__`` and implement ``_solve(H, y, w)``: the
+    posterior's non-negative weights over the ``2n`` columns of ``[H, -H]`` (normalized here)
+    for votes ``H`` ``(m, n)``, labels ``y`` in ``{-1, +1}`` and example weights ``w`` (None
+    when none are given).
+
+    Fitted attributes: ``classes_`` (``classes_[1]`` is ``+1``), ``voters_``, ``posterior_``,
+    ``n_voters_`` (columns with non-zero weight), ``train_stats_``, ``fit_time_`` (seconds),
+    ``n_features_in_``.
+    """
+
+    _needs_binary_votes = False  # AdaBoost and VEB-Boost need ±1 votes
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _set_params(self, params: dict[str, Any]) -> None:
+        """Store the constructor's arguments (``locals()`` of ``__init__``) unchanged."""
+        vars(self).update({k: v for k, v in params.items() if k not in ("self", "__class__")})
+
+    def _solve(self, H: jax.Array, y: np.ndarray, w: np.ndarray | None):
+        raise NotImplementedError
+
+    def _labels(self, y: np.ndarray) -> np.ndarray:
+        check_classification_targets(y)
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
+        self.classes_ = np.unique(y)
+        if kind != "binary" or len(self.classes_) != 2:
+            found = self.classes_.tolist()[:10]
+            if len(self.classes_) < 2:
+                raise ValueError(f"y has one class only (labels found: {found}); need two")
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {kind}; "
+                f"{len(self.classes_)} labels found: {found}"
+            )
+        return np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def _weights(self, sample_weight, X, y: np.ndarray) -> np.ndarray:
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not w.any():
+            raise ValueError("sample_weight must not be all zero")
+        if np.unique(y[w > 0]).size < 2:
+            raise ValueError("examples of one class only have non-zero sample_weight")
+        return w
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``X`` ``(m, d)``, binary labels ``y`` (any two classes) and optional example
+        weights (a zero weight removes the example)."""
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight=None):
+        start = time.perf_counter()
+        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+        y = self._labels(y)
+        w = None if sample_weight is None else self._weights(sample_weight, X, y)
+        rows = slice(None) if w is None else w > 0  # zero weight = example removed
+        self.voters_ = _voter_set(self.voters, self.n_stumps).fit(X[rows], y[rows])
+        H = self.voters_.votes(X)
+        check_votes(H, "voters.votes(X)")
+        if self._needs_binary_votes and not (np.abs(np.asarray(H)) == 1).all():
+            raise ValueError(f"{type(self).__name__} needs binary (±1) voters such as 'stumps'")
+        q = np.asarray(self._solve(H, y, w))
+        if not np.isfinite(q).all():
+            raise ValueError(f"{type(self).__name__}: the solver returned non-finite weights")
+        total = q.sum()
+        self.posterior_ = q / total if total > 0 else np.full_like(q, 1.0 / q.size)
+        self.n_voters_ = int(np.count_nonzero(self.posterior_))
+        margins = y * self._vote(H)
+        self.train_stats_ = TrainingStats(
+            len(y), float(margins.mean()), float((margins**2).mean()),
+            _kl_to_uniform(self.posterior_), float((margins <= 0).mean()),
+        )  # fmt: skip
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _vote(self, H) -> np.ndarray:
+        n = self.posterior_.size // 2
+        weights = self.posterior_[:n].astype(np.float64) - self.posterior_[n:]
+        return np.asarray(H, np.float64) @ weights
+
+    def decision_function(self, X) -> np.ndarray:
+        """The weighted vote ``sum_j Q(h_j) h_j(x)`` over ``[H, -H]``; ``> 0`` predicts
+        ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        return self._vote(self.voters_.votes(X))
+
+    def predict(self, X) -> np.ndarray:
+        """``classes_[1]`` where the vote is positive, ``classes_[0]`` elsewhere (ties too)."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
+
+    def bound(self, kind: str = "cbound_roy2016", delta: float = 0.05) -> float:
+        """A bound on the true risk of the majority vote, certified on the training sample.
+
+        Holds with probability ``1 - delta`` over the draw of the (unweighted) training sample,
+        with the uniform prior over the ``2n`` columns of ``[H, -H]``; the voters must not
+        depend on the labels (stumps do not; RBF voters centred on training points do, as in
+        laviolette2011 §6).
+
+        Args:
+          kind: ``"cbound_roy2016"`` (roy2016 Thm 2), ``"seeger"`` (twice Seeger's bound on
+            the Gibbs risk), ``"pac_bound_0"``, ``"pac_bound_1"``, ``"pac_bound_2"`` (Germain
+            et al., JMLR 2015) or ``"catoni"`` (twice germain2009 Thm 3.1, ``C`` over a grid).
+          delta: confidence in ``(0, 1]``.
+        """
+        check_is_fitted(self)
+        if kind not in BOUND_KINDS:
+            raise ValueError(f"unknown bound kind {kind!r}; choose one of {BOUND_KINDS}")
+        if not 0.0 < float(delta) <= 1.0:
+            raise ValueError(f"delta must lie in (0, 1]; got {delta}")
+        s, dtype = self.train_stats_, _float_dtype()
+        stats = BoundStats(*(jnp.asarray(v, dtype) for v in (s.mu1, s.mu2, 0.0, s.kl, s.m)))
+        return float(_certify(as_bound(kind), stats, jnp.asarray(delta, dtype)))
+
+    # ------------------------------------------------------------------- save / load
+    def save(self, path) -> None:
+        """Write the fitted classifier to ``path`` (``.npz``: arrays + JSON metadata, no pickle).
+
+        Raises:
+          ValueError: a voter set other than the built-in ones (it cannot be stored).
+        """
+        check_is_fitted(self)
+        voter_set = self.voters_
+        if type(voter_set) not in _VOTER_SETS.values():
+            raise ValueError(f"save supports the voter sets {sorted(_VOTER_SETS)} only")
+        voter_params, voter_arrays = voter_set.state()
+        params = self.get_params()
+        if not isinstance(params["voters"], str):
+            params["voters"] = {"kind": voter_set.kind, "params": voter_params}
+        meta = {
+            "format": _FORMAT, "class": type(self).__name__, "params": params,
+            "voters": {"kind": voter_set.kind, "params": voter_params},
+            "train_stats": self.train_stats_._asdict(), "fit_time": self.fit_time_,
+            "n_features_in": self.n_features_in_,
+        }  # fmt: skip
+        arrays = {f"voters.{k}": v for k, v in voter_arrays.items()}
+        arrays.update(posterior=self.posterior_, classes=_plain(self.classes_))
+        if hasattr(self, "feature_names_in_"):
+            arrays["feature_names_in"] = _plain(self.feature_names_in_)
+        with open(path, "wb") as f:
+            np.savez(f, metadata=np.array(json.dumps(meta, default=_json_scalar)), **arrays)
+
+    @classmethod
+    def load(cls, path) -> MajorityVoteClassifier:
+        """Read a classifier written by :meth:`save` (of this class, or of any when called on
+        :class:`MajorityVoteClassifier`)."""
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        meta = json.loads(str(arrays.pop("metadata")))
+        if meta.get("format") != _FORMAT or meta.get("class") not in _CLASSES:
+            raise ValueError(f"{path} is not a saved pacbound estimator")
+        klass = _CLASSES[meta["class"]]
+        if not issubclass(klass, cls):
+            raise ValueError(f"{path} holds a {klass.__name__}, not a {cls.__name__}")
+        params, spec = meta["params"], meta["voters"]
+        voter_set = _VOTER_SETS[spec["kind"]]
+        if isinstance(params["voters"], dict):
+            params["voters"] = voter_set(**spec["params"])
+        out = klass(**params)
+        prefix = "voters."
+        fitted = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+        out.voters_ = voter_set.from_state(spec["params"], fitted)
+        out.posterior_, out.classes_ = arrays["posterior"], arrays["classes"]
+        if "feature_names_in" in arrays:
+            out.feature_names_in_ = arrays["feature_names_in"].astype(object)
+        out.n_voters_ = int(np.count_nonzero(out.posterior_))
+        out.train_stats_ = TrainingStats(**meta["train_stats"])
+        out.fit_time_, out.n_features_in_ = meta["fit_time"], meta["n_features_in"]
+        return out
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _CLASSES[cls.__name__] = cls
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _json_scalar(value: Any) -> Any:
+    """NumPy scalars in the parameters (``mu=np.float64(0.1)``) as Python numbers."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot save the parameter value {value!r} as JSON")
+
+
+def _plain(values: np.ndarray) -> np.ndarray:
+    """An array ``np.load`` reads without pickle: object arrays of strings become ``str``."""
+    values = np.asarray(values)
+    return values.astype(str) if values.dtype == object else values

@@ -1,0 +1,304 @@
+"""The cells of a sweep, for :mod:`pacbound.sweep` (the public API and its documentation).
+
+* host side (NumPy): the cells of a cartesian or zipped grid (:func:`make_cells`), stratified
+  folds, voters fitted per training fold, validation;
+* device side: one fit per cell (:func:`grid_chunk`) or per fold and cell, scored on the
+  held-out mask (:func:`cv_chunk`), CB-Boost prefixes read by ``weights_after``, and a
+  PAC-Bayes bound on every cell's posterior (:func:`posterior_bounds`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pacbound.bounds import (
+    cbound_quasi_uniform,
+    cbound_roy2016,
+    pac_bound_0,
+    pac_bound_1,
+    pac_bound_2,
+    seeger,
+)
+from pacbound.kl import kl_divergence
+from pacbound.margins import margin_moments
+from pacbound.solvers.cbboost import cbboost, gbcbboost, weights_after
+from pacbound.validation import check_positive_int, check_votes
+from pacbound.voters import fit_stumps, self_complemented, votes
+
+__all__ = [
+    "BOUNDS",
+    "PREFIX_LEARNERS",
+    "Cells",
+    "Plan",
+    "check_folds",
+    "cv_chunk",
+    "first_argmin",
+    "fold_votes",
+    "grid_chunk",
+    "make_cells",
+    "posterior_bounds",
+    "refit",
+    "split_options",
+    "stratified_folds",
+    "stump_voters",
+    "vote",
+    "zero_one_risk",
+]
+
+# Learners whose ``n_rounds`` grid reads prefixes of one run (``weights_after``).
+PREFIX_LEARNERS = (cbboost, gbcbboost)
+
+
+class Cells(NamedTuple):
+    """A grid as cells: ``outer`` hyperparameters ``(c,)`` (one fit each), ``rounds`` ``(c, k)``
+    prefix lengths read from each fit (``(c, 1)`` zeros without prefixes), ``values`` every
+    hyperparameter per output cell ``(c * k,)``, ``max_rounds`` the fits' ``n_rounds``."""
+
+    outer: dict[str, np.ndarray]
+    rounds: np.ndarray
+    values: dict[str, np.ndarray]
+    max_rounds: int | None
+
+
+def _grid_array(learner: Callable, name: str, values) -> np.ndarray:
+    if name not in inspect.signature(learner).parameters:
+        raise ValueError(f"{learner.__name__} has no argument {name!r} to sweep")
+    a = np.asarray(values)
+    if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.number):
+        raise ValueError(f"the grid of {name} must be a non-empty 1-D numeric array; got {a!r}")
+    if not np.isfinite(a).all():
+        raise ValueError(f"the grid of {name} has NaN or inf values")
+    return a
+
+
+def _prefix_rounds(learner: Callable, arrays: dict) -> np.ndarray | None:
+    if learner not in PREFIX_LEARNERS or "n_rounds" not in arrays:
+        return None
+    rounds = arrays.pop("n_rounds")
+    if not (np.issubdtype(rounds.dtype, np.integer) and (rounds >= 1).all()):
+        raise ValueError(f"the grid of n_rounds must hold integers >= 1; got {rounds}")
+    return rounds.astype(np.int32)
+
+
+def make_cells(learner: Callable, grids: dict, zipped: bool) -> Cells:
+    """The cartesian product (or the zip) of the named grids, as :class:`Cells`."""
+    if not grids:
+        raise ValueError("give at least one hyperparameter grid, e.g. mu=np.linspace(.05, .5, 15)")
+    arrays = {name: _grid_array(learner, name, v) for name, v in grids.items()}
+    rounds = _prefix_rounds(learner, arrays)
+    if zipped:
+        lengths = {len(a) for a in [*arrays.values(), *([] if rounds is None else [rounds])]}
+        if len(lengths) > 1:
+            raise ValueError(f"zip=True needs grids of one length; got lengths {sorted(lengths)}")
+        outer, inner = arrays, None if rounds is None else rounds[:, None]
+    else:
+        mesh = np.meshgrid(*arrays.values(), indexing="ij")
+        outer = {name: a.ravel() for name, a in zip(arrays, mesh)}
+        cells = mesh[0].size if mesh else 1
+        inner = None if rounds is None else np.tile(rounds, (cells, 1))
+    cells = len(next(iter(outer.values()))) if outer else len(inner)
+    inner = np.zeros((cells, 1), np.int32) if inner is None else inner
+    values = {name: np.repeat(a, inner.shape[1]) for name, a in outer.items()}
+    if rounds is not None:
+        values["n_rounds"] = inner.ravel()
+    return Cells(outer, inner, values, None if rounds is None else int(rounds.max()))
+
+
+class Plan(NamedTuple):
+    """The static part of a sweep (hashable: equal plans share one compilation)."""
+
+    learner: Callable
+    static: tuple[tuple[str, Any], ...]  # hashable options, passed as they are
+    max_rounds: int | None  # CB-Boost: n_rounds of the run whose prefixes the cells read
+    score: Callable | None = None
+    per_fold_voters: bool = False
+    batch_size: int | None = None  # cells (and folds) vmapped together; None: all
+
+
+def _batched(plan: Plan, f: Callable, *xs):
+    """``f`` over the leading axis of ``xs``: ``jax.vmap`` over all of it, or ``lax.map`` over
+    batches of ``batch_size`` (solvers' ``while`` loops run in lockstep only within a batch)."""
+    if plan.batch_size is None:
+        return jax.vmap(f)(*xs)
+    return jax.lax.map(lambda x: f(*x), xs, batch_size=plan.batch_size)
+
+
+def zero_one_risk(vote: jax.Array, y: jax.Array, weight: jax.Array) -> jax.Array:
+    """Weighted majority-vote risk ``sum_i w_i 1[y_i F(x_i) <= 0] / sum_i w_i`` (roy2016 §2);
+    a tie, or a NaN vote (a hyperparameter out of reach on that fold), counts as an error."""
+    wrong = ~(y * vote > 0)
+    return jnp.sum(weight * wrong) / jnp.sum(weight)
+
+
+def vote(H: jax.Array, q: jax.Array) -> jax.Array:
+    """``F = H q`` for ``q`` over ``H``'s columns, or over ``[H, -H]`` (MinCq, KL-QL)."""
+    n = H.shape[1]
+    if q.shape[-1] not in (n, 2 * n):
+        raise ValueError(f"the learner's q has {q.shape[-1]} entries; H has {n} voters")
+    w = q if q.shape[-1] == n else q[:n] - q[n:]
+    return H.astype(w.dtype) @ w
+
+
+def fit(plan: Plan, H, y, weight, values, options):
+    kwargs = {**dict(plan.static), **options, **values}
+    if weight is not None:
+        kwargs["sample_weight"] = weight
+    if plan.max_rounds is not None:
+        kwargs["n_rounds"] = plan.max_rounds
+    return plan.learner(H, y, **kwargs)
+
+
+def posteriors(plan: Plan, result, rounds: jax.Array) -> jax.Array:
+    """``(k, N)``: the vote after each prefix length in ``rounds`` (or the one ``q``)."""
+    if plan.max_rounds is None:
+        return result.q[None]
+    return jax.vmap(functools.partial(weights_after, result))(rounds)
+
+
+def grid_chunk(plan: Plan, cells, shared):
+    (values, rounds), (H, y, options) = cells, shared
+
+    def one(v, r):
+        result = fit(plan, H, y, None, v, options)
+        stacked = jax.tree.map(lambda a: jnp.broadcast_to(a, (r.shape[0], *a.shape)), result)
+        return stacked._replace(q=posteriors(plan, result, r))
+
+    return _batched(plan, one, values, rounds)  # leaves (c, k, ...)
+
+
+def cv_chunk(plan: Plan, cells, shared):
+    (values, rounds), (H, y, train, valid, options) = cells, shared
+
+    def fold(H, w, v_mask):
+        def one(v, r):
+            qs = posteriors(plan, fit(plan, H, y, w, v, options), r)
+            return jax.vmap(lambda q: plan.score(vote(H, q), y, v_mask))(qs)
+
+        return _batched(plan, one, values, rounds)  # (c, k)
+
+    def on_fold(H_fold, w, v_mask):  # H_fold is None for votes shared by all folds
+        return fold(H if H_fold is None else H_fold, w, v_mask)
+
+    per_fold = H if plan.per_fold_voters else None
+    return jnp.moveaxis(_batched(plan, on_fold, per_fold, train, valid), 0, -1)  # (c, k, folds)
+
+
+def refit(plan: Plan, H, y, options: dict, values: dict):
+    """The learner on all examples at ``values``; a CB-Boost ``n_rounds`` is read as the prefix
+    of a run of ``max_rounds`` (the compiled length, so a new selection compiles nothing)."""
+    values = dict(values)
+    rounds = values.pop("n_rounds", None)
+    if plan.max_rounds is None:
+        return plan.learner(H, y, **dict(plan.static), **options, **values)
+    result = plan.learner(H, y, plan.max_rounds, **dict(plan.static), **options, **values)
+    return result._replace(q=weights_after(result, rounds))
+
+
+def split_options(options: dict | None) -> tuple[tuple[tuple[str, Any], ...], dict]:
+    """Other learner arguments: arrays are traced (read by every cell), the rest static."""
+    static, traced = [], {}
+    for name, value in (options or {}).items():
+        if isinstance(value, jax.Array | np.ndarray):
+            traced[name] = jnp.asarray(value)
+        else:
+            static.append((name, value))
+    return tuple(static), traced
+
+
+def check_folds(y: np.ndarray, folds: int) -> None:
+    """``folds`` an integer in ``[2, smallest class count]``."""
+    check_positive_int("folds", folds)
+    smallest = int(np.unique(y, return_counts=True)[1].min())
+    if not 2 <= folds <= smallest:
+        raise ValueError(f"folds must lie in [2, {smallest}] (the smallest class); got {folds}")
+
+
+def stratified_folds(y: np.ndarray, folds: int = 5, seed: int = 0) -> np.ndarray:
+    """``(m,)`` fold of every example: each class shuffled (seeded), then dealt round-robin
+    after the previous classes, so every fold keeps the class proportions and fold sizes differ
+    by at most one."""
+    y = np.asarray(y)
+    rng = np.random.default_rng(seed)
+    fold, offset = np.empty(len(y), np.int32), 0
+    for label in np.unique(y):
+        idx = rng.permutation(np.flatnonzero(y == label))
+        fold[idx] = (offset + np.arange(len(idx))) % folds
+        offset += len(idx)
+    return fold
+
+
+def stump_voters(n_thresholds: int = 10, dtype=None, complements: bool = False) -> Callable:
+    """``voters`` for :func:`cross_validate`: decision stumps fitted on the training fold
+    (:func:`pacbound.voters.fit_stumps`, thresholds from training data only), returned as
+    ``X -> H`` (``[H, -H]`` with ``complements``, e.g. for CB-Boost); ``dtype`` defaults to
+    float64 under ``jax_enable_x64``, else float32."""
+
+    def fit(X_train: np.ndarray) -> Callable:
+        stumps = fit_stumps(X_train, n_thresholds)
+        dt = dtype or jnp.asarray(0.0).dtype
+
+        def transform(X) -> jax.Array:
+            H = votes(stumps, X, dtype=dt)
+            return self_complemented(H) if complements else H
+
+        return transform
+
+    return fit
+
+
+def fold_votes(voters: Callable, X: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """``(folds, m, n)``: the votes on all examples of the voters fitted on each training fold."""
+    per_fold = [np.asarray(voters(X[~v])(X)) for v in valid]
+    shapes = sorted({h.shape for h in per_fold})
+    if len(shapes) > 1:
+        raise ValueError(f"voters must give one voter count on every fold; got shapes {shapes}")
+    stacked = np.stack(per_fold)
+    check_votes(stacked.reshape(-1, stacked.shape[-1]), "the voters' votes")
+    return stacked
+
+
+def first_argmin(values: jax.Array) -> int:
+    """The first index of the smallest value, NaN counted as ``+inf``."""
+    values = np.asarray(values, np.float64)
+    return int(np.argmin(np.where(np.isnan(values), np.inf, values)))
+
+
+class _Statistics(NamedTuple):
+    mu1: jax.Array
+    mu2: jax.Array
+    kl: jax.Array
+    m: int
+    delta: jax.Array
+
+
+# Bounds on the majority vote's risk R(B_Q) from a posterior's sample statistics; the prior is
+# uniform over the columns ``q`` covers (``H``'s, or ``[H, -H]``'s).
+BOUNDS: dict[str, Callable[[_Statistics], jax.Array]] = {
+    "seeger": lambda s: 2 * seeger((1 - s.mu1) / 2, s.kl, s.m, s.delta),
+    "pac_bound_0": lambda s: pac_bound_0((1 - s.mu1) / 2, s.kl, s.m, s.delta),
+    "pac_bound_1": lambda s: pac_bound_1((1 - s.mu1) / 2, (1 - s.mu2) / 2, s.kl, s.m, s.delta),
+    "pac_bound_2": lambda s: pac_bound_2((1 - s.mu1) / 2, (1 - s.mu2) / 2, s.kl, s.m, s.delta),
+    "cbound_roy2016": lambda s: cbound_roy2016(s.mu1, s.mu2, s.kl, s.m, s.delta),
+    "cbound_quasi_uniform": lambda s: cbound_quasi_uniform(s.mu1, s.mu2, s.m, s.delta),
+}
+
+
+@functools.partial(jax.jit, static_argnames="bound")
+def posterior_bounds(H: jax.Array, y: jax.Array, qs: jax.Array, delta, bound: str) -> jax.Array:
+    """``BOUNDS[bound]`` of every posterior in ``qs`` ``(cells, N)`` on the sample ``(H, y)``."""
+    m, n = H.shape
+
+    def one(q):
+        votes = H if q.shape[-1] == n else self_complemented(H)
+        mu1, mu2 = margin_moments(votes, y, q)
+        kl = kl_divergence(q, jnp.full_like(q, 1 / q.shape[-1]))
+        return BOUNDS[bound](_Statistics(mu1, mu2, kl, m, jnp.asarray(delta, q.dtype)))
+
+    return jax.vmap(one)(qs)

@@ -1,0 +1,98 @@
+"""The ``pacbound`` command end to end: subprocesses for the real runs, ``main`` for bad input."""
+
+import json
+import os
+import subprocess
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pacbound.cli import COLUMNS, DEMO_SETTINGS, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    return subprocess.run(
+        [sys.executable, "-m", "pacbound", *args],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=600,
+    )  # fmt: skip
+
+
+def test_demo_prints_the_table():
+    out = _run("demo", "--learners", "cbboost,adaboost", "--stumps", "2")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("breast_cancer") and "284 training / 285 test" in lines[0]
+    assert lines[1].split()[0] == "learner" and "PAC-Bound" in lines[1]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:4]}
+    assert set(rows) == {"cbboost", "adaboost"}
+    for cells in rows.values():
+        test_risk, train_risk, cbound, roy, pb2 = map(float, cells[:5])
+        assert 0 <= test_risk < 0.2 and train_risk <= cbound <= min(roy, 1.0) + 1e-9
+        assert train_risk <= pb2 <= 1.0
+    assert lines[4].startswith("done in")
+
+
+def test_compare_on_a_csv_file_writes_json(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    labels = np.where(X[:, 0] - X[:, 2] > 0, "yes", "no")
+    path = tmp_path / "toy.csv"
+    rows = [f"{a:.6f},{b:.6f},{c:.6f},{lab}" for (a, b, c), lab in zip(X, labels)]
+    path.write_text("\n".join(rows) + "\n")  # no header: load_file's default
+    plot = ["--plot", str(tmp_path / "bars.png")] if find_spec("matplotlib") else []
+    out = _run("compare", "--data", str(path), "--learners", "adaboost", "--stumps", "2",
+               "--json", str(tmp_path / "out.json"), *plot)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert not plot or (tmp_path / "bars.png").stat().st_size > 1000
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert (report["train"], report["test"], report["features"]) == (60, 60, 3)
+    assert report["settings"] == {"adaboost": DEMO_SETTINGS["adaboost"]}
+    (row,) = report["results"]
+    assert row["learner"] == "adaboost" and set(COLUMNS) <= set(row)
+    assert 0 <= row["test_risk"] < 0.3 and row["train_risk"] <= row["cbound_roy2016"]
+    assert row["n_voters"] >= 1 and row["fit_time_s"] > 0
+
+
+def test_bad_input_in_a_subprocess_exits_2_with_one_line():
+    out = _run("demo", "--delta", "2")
+    assert out.returncode == 2 and out.stdout == ""
+    expected = "pacbound: error: --delta must be in (0, 1]; got 2.0"
+    assert out.stderr.strip().splitlines() == [expected]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "the following arguments are required: command"),
+        (["fly"], "invalid choice: 'fly'"),
+        (["compare"], "the following arguments are required: --data"),
+        (["demo", "--delta", "abc"], "argument --delta: invalid float value: 'abc'"),
+        (["demo", "--learners", "mincq,xgboost"], "unknown learners ['xgboost']"),
+        (["demo", "--stumps", "0"], "--stumps must be >= 1"),
+        (["compare", "--data", "no_such_set"], "unknown dataset 'no_such_set'"),
+        (["compare", "--data", "breast_cancer", "--unknown"], "unrecognized arguments"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pacbound: error: ") and message in err
+
+
+def test_plot_without_matplotlib_is_refused_before_fitting(capsys, tmp_path, monkeypatch):
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert main(["demo", "--plot", str(tmp_path / "p.png")]) == 2
+    assert "pip install pacbound[plot]" in capsys.readouterr().err
+
+
+def test_subcommands_register_in_one_function():
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert {"demo", "compare"} <= set(commands)
