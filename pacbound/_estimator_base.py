@@ -22,11 +22,11 @@ import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pacbound import voters as _voters
 from pacbound.solvers.bound_objective import BoundStats, as_bound, certify
-from pacbound.validation import check_votes
+from pacbound.validation import check_sample_weight, check_votes
 
 __all__ = ["BOUND_KINDS", "MajorityVoteClassifier", "RBFVoters", "StumpVoters", "TrainingStats"]
 
@@ -198,9 +198,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def _weights(self, sample_weight, X, y: np.ndarray) -> np.ndarray:
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not w.any():
-            raise ValueError("sample_weight must not be all zero")
+        w = np.asarray(sample_weight, np.float64)  # sample_weight is not None here
+        check_sample_weight(w, len(y))
         if np.unique(y[w > 0]).size < 2:
             raise ValueError("examples of one class only have non-zero sample_weight")
         return w

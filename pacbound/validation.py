@@ -132,4 +132,4 @@ def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
     if is_concrete(weight):
         w = np.asarray(weight, np.float64)
         if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
-            raise ValueError("sample_weight must be finite, >= 0 and not all 0")
+            raise ValueError("sample_weight must be finite, >= 0 and not all zero")

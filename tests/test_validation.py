@@ -159,8 +159,8 @@ def test_check_delta_accepts():
     ("weight", "match"),
     [
         (np.ones(4), r"sample_weight must have shape \(3,\); got \(4,\)"),
-        (np.array([1.0, -1.0, 1.0]), "sample_weight must be finite, >= 0 and not all 0"),
-        (np.zeros(3), "not all 0"),
+        (np.array([1.0, -1.0, 1.0]), "sample_weight must be finite, >= 0 and not all zero"),
+        (np.zeros(3), "not all zero"),
         (np.array([1.0, np.inf, 1.0]), "finite"),
     ],
 )
