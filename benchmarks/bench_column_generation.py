@@ -11,7 +11,7 @@ column by its edge ``sum_k alpha_k y_k H_ki``, add the steepest, stop when none 
 ``nu + eps``; roy2016 (6)):
 
 * ``pacbound``: the library's jitted ``lax.while_loop`` with JAX masters (FISTA for CqBoost /
-  MDBoost, restarted PDHG for LPBoost / CG-Boost);
+  MDBoost, an interior-point method for LPBoost / CG-Boost);
 * ``reference``: a Python loop written here, each restricted program solved from scratch by
   CVXOPT (QPs) or HiGHS (LPBoost's LP) through ``tests/reference/column_generation_cvxopt.py``.
 

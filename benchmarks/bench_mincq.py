@@ -18,8 +18,9 @@ machine is shared and noisy: compare the ratios of one run.
 Problems: wdbc decision stumps (n = 300 voters, m = 569) and stumps on
 ``make_classification(n_samples=2n, n_features=n/10, n_informative=n/40, random_state=0)``,
 10 thresholds per feature (n = 1 000, 2 000, 4 000). Single solves at ``mu = 0.1 mu_max``;
-sweeps over 15 values ``geomspace(0.003, 0.5) mu_max``: one ``jax.vmap`` call against 15
-sequential solves of each peer. Every solver gets the problem prebuilt (the Gram matrix
+sweeps over 15 values ``geomspace(0.003, 0.5) mu_max``: one ``jax.vmap`` call, and one
+continuation call (:func:`pacbound.solvers.solve_mincq_path`), against 15 sequential solves of
+each peer. Every solver gets the problem prebuilt (the Gram matrix
 ``M = H^T H / m`` is computed once, outside the timings, and reported); pacbound's time
 includes its power iteration for the step size; its compilation (once per shape) is reported
 apart.
@@ -49,7 +50,7 @@ from sklearn.datasets import load_breast_cancer, make_classification
 
 jax.config.update("jax_enable_x64", True)
 
-from pacbound.solvers import MinCqProblem, solve_mincq  # noqa: E402
+from pacbound.solvers import MinCqProblem, solve_mincq, solve_mincq_path  # noqa: E402
 from pacbound.voters import fit_stumps, votes  # noqa: E402
 
 PEER_TOLERANCES = {
@@ -125,10 +126,11 @@ class Program1:
                 Q = None
         return Q, time.perf_counter() - start
 
-    def solve_pacbound(self, mus, rtol: float, max_iter: int = 200_000):
-        """One solve (scalar ``mu``) or one vmapped sweep; returns ``(Q, seconds, iterations)``."""
+    def solve_pacbound(self, mus, rtol: float, max_iter: int = 200_000, path: bool = False):
+        """One solve (scalar ``mu``), one vmapped sweep or (``path``) one continuation sweep
+        (:func:`~pacbound.solvers.solve_mincq_path`); returns ``(Q, seconds, iterations)``."""
         mus = jnp.asarray(mus)
-        solve = solve_mincq if mus.ndim == 0 else _sweep
+        solve = solve_mincq if mus.ndim == 0 else (_path if path else _sweep)
         start = time.perf_counter()
         atol = rtol * self.c0
         result = jax.block_until_ready(solve(self.problem, mus, None, rtol, atol, max_iter))
@@ -137,6 +139,7 @@ class Program1:
 
 
 _sweep = jax.jit(jax.vmap(solve_mincq, in_axes=(None, 0, None, None, None, None)))
+_path = jax.jit(lambda p, mus, q0, rtol, atol, it: solve_mincq_path(p, mus, rtol, atol, it))
 
 
 def accurate(ev: dict, reference: float, accuracy: float) -> bool:
@@ -223,22 +226,27 @@ def sweep(prog, args, singles: dict) -> list[dict]:
     start = time.perf_counter()
     prog.solve_pacbound(mus, 1e-2)
     compile_seconds = time.perf_counter() - start
+    prog.solve_pacbound(mus, 1e-2, path=True)
     records = []
-    for solver in ["pacbound", *args.peers]:
-        single = singles.get(solver, {})
+    for solver in ["pacbound", "pacbound-path", *args.peers]:
+        ours = solver.startswith("pacbound")
+        single = singles.get("pacbound" if ours else solver, {})
         if not single.get("reached"):
             records.append({"solver": solver, "skipped": "no accurate single solve"})
             continue
-        if solver != "pacbound" and len(mus) * single["seconds"] > args.max_sweep_seconds:
+        if not ours and len(mus) * single["seconds"] > args.max_sweep_seconds:
             why = f"15 x its single solve over --max-sweep-seconds {args.max_sweep_seconds:g} s"
             records.append({"solver": solver, "skipped": why})
             print(f"  sweep {format_record(records[-1])}", flush=True)
             continue
-        rungs = PACBOUND_LADDER if solver == "pacbound" else PEER_LADDER
+        rungs = PACBOUND_LADDER if ours else PEER_LADDER
         rungs = [t for t in rungs if t <= single["tolerance"]] or [single["tolerance"]]
         for tol in rungs:
-            if solver == "pacbound":
-                (Qs, _, its), seconds = timed(lambda t=tol: prog.solve_pacbound(mus, t), 3)
+            if ours:
+                path = solver == "pacbound-path"
+                (Qs, _, its), seconds = timed(
+                    lambda t=tol, p=path: prog.solve_pacbound(mus, t, path=p), 3
+                )
             else:
                 runs = [prog.solve_peer(solver, mu, tol) for mu in mus]
                 Qs, seconds = [r[0] for r in runs], sum(r[1] for r in runs)
@@ -247,7 +255,7 @@ def sweep(prog, args, singles: dict) -> list[dict]:
             worst = max(abs(e["objective"] - r) / abs(r) for e, r in zip(evs, refs, strict=True))
             record = {"solver": solver, "tolerance": tol, "seconds": seconds, "reached": ok}
             record.update(worst_rel_error=worst, per_solve=seconds / len(mus))
-            if solver == "pacbound":
+            if ours:
                 record.update(iterations=[int(i) for i in its], compile_seconds=compile_seconds)
             if ok or seconds > 15 * args.max_seconds:
                 break
@@ -286,14 +294,16 @@ def print_table(results: list[dict], peers: list[str]) -> None:
         its = by["pacbound"].get("iterations")
         cells = [f"{base:.3f} s, {its} it"] + [_cell(by[p], base) for p in peers if p in by]
         print(f"| {size['n']} ({size['name']}) | " + " | ".join(cells) + " |")
-    print("\nsweep of 15 mu: one vmapped pacbound call against 15 sequential solves")
-    print(head.replace("pacbound", "pacbound (x its single solve)"))
-    print("|" + "---|" * (len(peers) + 2))
+    print("\nsweep of 15 mu: one vmapped pacbound call (and one path call) against 15 sequential")
+    print(head.replace("pacbound", "pacbound (x its single solve) | path (x single)"))
+    print("|" + "---|" * (len(peers) + 3))
     for size in (s for s in results if s.get("sweep")):
         by = {r["solver"]: r for r in size["sweep"]}
         base = by["pacbound"]["seconds"]
         single = next(r for r in size["single"] if r["solver"] == "pacbound")["seconds"]
-        cells = [f"{base:.3f} s ({base / single:.1f}x)"] + [_cell(by[p], base) for p in peers]
+        path = by["pacbound-path"].get("seconds", float("nan"))
+        cells = [f"{base:.3f} s ({base / single:.1f}x)", f"{path:.3f} s ({path / single:.1f}x)"]
+        cells += [_cell(by[p], base) for p in peers]
         print(f"| {size['n']} ({size['name']}) | " + " | ".join(cells) + " |")
     print(
         "\ntargets (single solve at n >= 1000: faster than every peer, >= 10x cvxopt; sweep <= 3x)"
@@ -309,8 +319,9 @@ def print_table(results: list[dict], peers: list[str]) -> None:
         line = f"  n={size['n']}: fastest peer {fastest[1]} {fastest[0] / base:.2f}x"
         line += f", cvxopt {cvx:.1f}x"
         if size.get("sweep"):
-            sweep = next(r for r in size["sweep"] if r["solver"] == "pacbound")["seconds"]
-            line += f", sweep {sweep / base:.1f}x one solve"
+            by_sweep = {r["solver"]: r.get("seconds", float("nan")) for r in size["sweep"]}
+            line += f", sweep {by_sweep['pacbound'] / base:.1f}x one solve"
+            line += f" (path {by_sweep['pacbound-path'] / base:.1f}x)"
         print(line)
 
 

@@ -170,6 +170,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _needs_binary_votes = False  # AdaBoost and VEB-Boost need ±1 votes
+    _fitted_arrays: tuple[str, ...] = ()  # fitted attributes (arrays) that save / load keep
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -297,6 +298,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         }  # fmt: skip
         arrays = {f"voters.{k}": v for k, v in voter_arrays.items()}
         arrays.update(posterior=self.posterior_, classes=_plain(self.classes_))
+        arrays.update({name: getattr(self, name) for name in self._fitted_arrays})
         if hasattr(self, "feature_names_in_"):
             arrays["feature_names_in"] = _plain(self.feature_names_in_)
         with open(path, "wb") as f:
@@ -323,6 +325,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         fitted = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
         out.voters_ = voter_set.from_state(spec["params"], fitted)
         out.posterior_, out.classes_ = arrays["posterior"], arrays["classes"]
+        for name in klass._fitted_arrays:
+            setattr(out, name, arrays[name])
         if "feature_names_in" in arrays:
             out.feature_names_in_ = arrays["feature_names_in"].astype(object)
         out.n_voters_ = int(np.count_nonzero(out.posterior_))

@@ -27,7 +27,9 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pacbound import solvers
 from pacbound._estimator_base import (
@@ -87,7 +89,34 @@ class CqBoostClassifier(MajorityVoteClassifier):
         return solvers.cqboost(H, y, self.mu, self.eps, self.max_columns, sample_weight=w).q
 
 
-class CBBoostClassifier(MajorityVoteClassifier):
+class _Boosting(MajorityVoteClassifier):
+    """A learner that adds one weighted column of ``[H, -H]`` per round: its vote after ``t``
+    rounds is the prefix ``sum_{s <= t} alpha_s h_{j_s}``, so one fit of ``T`` rounds holds every
+    shorter one (``staged_decision_function``, as scikit-learn's boosting estimators).
+
+    Fitted attributes: ``selected_`` ``(T,)`` the column of ``[H, -H]`` added each round (``-1``:
+    none) and ``alphas_`` ``(T,)`` its weight."""
+
+    _fitted_arrays = ("selected_", "alphas_")
+
+    def _rounds(self, result):
+        self.selected_, self.alphas_ = np.asarray(result.selected), np.asarray(result.alphas)
+        return result.q
+
+    def staged_decision_function(self, X):
+        """Yield the vote on ``X`` after each round, ``1`` to ``n_rounds``, normalized as
+        :meth:`decision_function` (the last one equals it); ``> 0`` predicts ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        H = np.asarray(self_complemented(self.voters_.votes(X)), np.float64)
+        used = self.selected_ >= 0
+        alphas = np.where(used, self.alphas_, 0.0)
+        votes = np.cumsum(H[:, np.where(used, self.selected_, 0)] * alphas, axis=1)
+        totals = np.cumsum(alphas)
+        yield from (votes / np.where(totals > 0, totals, 1)).T
+
+
+class CBBoostClassifier(_Boosting):
     """CB-Boost (bauvin2020 Algorithm 1): ``n_rounds`` greedy C-bound steps in closed form
     (:func:`pacbound.solvers.cbboost`)."""
 
@@ -97,7 +126,7 @@ class CBBoostClassifier(MajorityVoteClassifier):
         self._set_params(locals())
 
     def _solve(self, H, y, w):
-        return self._solver(self_complemented(H), y, self.n_rounds, sample_weight=w).q
+        return self._rounds(self._solver(self_complemented(H), y, self.n_rounds, sample_weight=w))
 
 
 class GBCBBoostClassifier(CBBoostClassifier):
@@ -173,7 +202,7 @@ class BoundMinimizerClassifier(MajorityVoteClassifier):
 
 
 # ------------------------------------------------------------------------ baselines
-class AdaBoostClassifier(MajorityVoteClassifier):
+class AdaBoostClassifier(_Boosting):
     """Discrete AdaBoost for ``n_rounds`` rounds (:func:`pacbound.solvers.adaboost`); binary
     voters only."""
 
@@ -183,7 +212,9 @@ class AdaBoostClassifier(MajorityVoteClassifier):
         self._set_params(locals())
 
     def _solve(self, H, y, w):
-        return solvers.adaboost(self_complemented(H), y, self.n_rounds, sample_weight=w).q
+        return self._rounds(
+            solvers.adaboost(self_complemented(H), y, self.n_rounds, sample_weight=w)
+        )
 
 
 class _ColumnGeneration(MajorityVoteClassifier):

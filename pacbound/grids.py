@@ -26,6 +26,7 @@ from pacbound.bounds import (
     pac_bound_2,
     seeger,
 )
+from pacbound.grid_paths import path_result
 from pacbound.kl import kl_divergence
 from pacbound.margins import margin_moments
 from pacbound.solvers.cbboost import cbboost, gbcbboost, weights_after
@@ -120,6 +121,7 @@ class Plan(NamedTuple):
     score: Callable | None = None
     per_fold_voters: bool = False
     batch_size: int | None = None  # cells (and folds) vmapped together; None: all
+    path: bool = False  # the cells in one path call (pacbound.grid_paths), not vmapped
 
 
 def _batched(plan: Plan, f: Callable, *xs):
@@ -164,6 +166,8 @@ def posteriors(plan: Plan, result, rounds: jax.Array) -> jax.Array:
 
 def grid_chunk(plan: Plan, cells, shared):
     (values, rounds), (H, y, options) = cells, shared
+    if plan.path:
+        return jax.tree.map(lambda a: a[:, None], path_result(plan, H, y, None, values, options))
 
     def one(v, r):
         result = fit(plan, H, y, None, v, options)
@@ -177,6 +181,10 @@ def cv_chunk(plan: Plan, cells, shared):
     (values, rounds), (H, y, train, valid, options) = cells, shared
 
     def fold(H, w, v_mask):
+        if plan.path:
+            qs = path_result(plan, H, y, w, values, options).q
+            return jax.vmap(lambda q: plan.score(vote(H, q), y, v_mask))(qs)[:, None]
+
         def one(v, r):
             qs = posteriors(plan, fit(plan, H, y, w, v, options), r)
             return jax.vmap(lambda q: plan.score(vote(H, q), y, v_mask))(qs)

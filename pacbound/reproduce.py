@@ -1,29 +1,16 @@
 """The papers' Table 1 protocols, shared by ``pacbound reproduce`` and ``benchmarks/``.
 
-* ``roy2016-table1`` (roy2016 §7): features normalized with a hyperbolic tangent
-  (:func:`pacbound.voters.tanh_normalize`, fitted on the training set); half of the examples
-  for training, at most 500 (:func:`pacbound.datasets.roy2016_split`); 10 self-complemented
-  decision stumps per feature; each learner's hyperparameter chosen by 5-fold cross-validation
-  among 15 values on a logarithmic scale: ``mu`` in ``[10^-2, 10^-0.5]`` (CqBoost, MinCq),
-  ``D`` in ``[1, 100]`` (MDBoost), ``C`` in ``[10^-3, 10^3]`` (LPBoost, CG-Boost), AdaBoost's
-  rounds in ``[10^2, 10^6]`` (ours: ``[10^2, 10^4]``; a million rounds per fit is out of a
-  CPU's reach); column generation stops at ``eps = 10^-6`` or at 100 columns (the paper
-  reports fewer on most sets; more for CG-Boost). CB-Boost (bauvin2020, not in roy2016's
-  table) is added with its rounds ``T`` in ``[10, 1000]``.
-* ``germain2009-table1`` (germain2009 §5): the paper's ``|S|`` training examples (the same
-  fraction where our copy of a set is smaller), the rest for testing; at most 10 stumps per
-  feature; AdaBoost with 200 rounds; ridge regression over the stumps' votes; KL-EL and KL-QL
-  (Algorithm 1) with ``C`` and ``gamma`` chosen by 10-fold cross-validation. The paper prints
-  no grid: ours holds every value its Table 1 reports (``C`` from 0.02 to 1000, ``gamma``
-  from 10^-4 to 0.5); ridge's penalty is ``1 / C`` over the same ``C``.
+The protocols (learners, grids, folds) are in :mod:`pacbound.protocols`, the published numbers
+in :mod:`pacbound.paper_tables`; :mod:`pacbound.cli_reproduce` holds the command and renders the
+markdown tables.
 
 Cross-validation runs over the :mod:`pacbound.estimators` classifiers with scikit-learn's
 stratified, shuffled, seeded folds, ties to the first grid point (as ``GridSearchCV``); each
 fold is a zero-weight mask of the held-out examples (``fit(..., sample_weight=...)``), so all
-folds and the refit have one shape and the solver compiles once per dataset. ``quick``
-keeps 4 values of each grid (ends included) and 3 folds. The published numbers live in
-:mod:`pacbound.paper_tables`; :mod:`pacbound.cli_reproduce` holds the command and renders
-the markdown tables.
+folds and the refit have one shape and the solver compiles once per dataset. A grid of boosting
+rounds (AdaBoost, CB-Boost) is read from the prefixes of one run of the largest per fold
+(``staged_decision_function``). ``quick`` keeps 4 values of each grid (ends included) and 3
+folds.
 """
 
 from __future__ import annotations
@@ -32,15 +19,15 @@ import inspect
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.linear_model import RidgeClassifier
+from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
 from pacbound import datasets, voters
-from pacbound.paper_tables import GERMAIN2009_TABLE1, ROY2016_TABLE1
+from pacbound.paper_tables import GERMAIN2009_TABLE1
+from pacbound.protocols import PROTOCOLS, LearnerSpec, Protocol, RidgeVotesClassifier
 
 __all__ = [
     "PROTOCOLS",
@@ -52,91 +39,6 @@ __all__ = [
 ]
 
 QUICK_VALUES, QUICK_FOLDS = 4, 3
-
-
-class LearnerSpec(NamedTuple):
-    """A learner of a protocol: an estimator, fixed arguments and the grids cross-validated.
-
-    Attributes:
-      label: the paper's column name.
-      estimator: key of :data:`pacbound.estimators.ESTIMATORS`, or ``"ridge"``.
-      grid: ``{parameter: values}`` searched by cross-validation (empty: none).
-      fixed: constructor arguments.
-    """
-
-    label: str
-    estimator: str
-    grid: dict[str, tuple]
-    fixed: dict[str, Any]
-
-
-class Protocol(NamedTuple):
-    """A paper's Table 1 protocol."""
-
-    name: str
-    learners: dict[str, LearnerSpec]
-    datasets: tuple[str, ...]
-    folds: int
-    normalize: bool
-
-
-def _logs(lo: float, hi: float, n: int = 15, integer: bool = False) -> tuple:
-    values = np.logspace(lo, hi, n)
-    return tuple(int(v) for v in np.unique(np.round(values))) if integer else tuple(values)
-
-
-_CG = {"eps": 1e-6, "max_columns": 100}
-_ROY = {
-    "cqboost": LearnerSpec("CqBoost", "cqboost", {"mu": _logs(-2, -0.5)}, _CG),
-    "mdboost": LearnerSpec("MDBoost", "mdboost", {"D": _logs(0, 2)}, _CG),
-    "lpboost": LearnerSpec("LPBoost", "lpboost", {"C": _logs(-3, 3)}, _CG),
-    "cgboost": LearnerSpec("CG-Boost", "cgboost", {"C": _logs(-3, 3)}, _CG),
-    "adaboost": LearnerSpec("AdaBoost", "adaboost", {"n_rounds": _logs(2, 4, integer=True)}, {}),
-    "mincq": LearnerSpec("MinCq", "mincq", {"mu": _logs(-2, -0.5)}, {}),
-    "cbboost": LearnerSpec("CB-Boost", "cbboost", {"n_rounds": _logs(1, 3, integer=True)}, {}),
-}
-_C_GRID = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1e3)
-_GAMMA_GRID = (1e-4, 1e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
-_KL = {"C": _C_GRID, "gamma": _GAMMA_GRID}
-_GERMAIN = {
-    "adaboost": LearnerSpec("AdaBoost", "adaboost", {}, {"n_rounds": 200}),
-    "ridge": LearnerSpec("RR", "ridge", {"C": _C_GRID}, {}),
-    "kl-el": LearnerSpec("KL-EL", "klboost", _KL, {"loss": "exponential"}),
-    "kl-ql": LearnerSpec("KL-QL", "klboost", _KL, {"loss": "quadratic"}),
-}
-PROTOCOLS = {
-    "roy2016-table1": Protocol("roy2016-table1", _ROY, tuple(ROY2016_TABLE1), 5, True),
-    "germain2009-table1": Protocol(
-        "germain2009-table1", _GERMAIN, tuple(GERMAIN2009_TABLE1), 10, False
-    ),
-}
-
-
-class RidgeVotesClassifier(ClassifierMixin, BaseEstimator):
-    """Ridge regression on the decision stumps' votes (germain2009 §5, "RR").
-
-    germain2009 eq. (17) with ``v = w / gamma`` and no box: ``C sum_i (y_i v.h(x_i) - 1)^2 +
-    ||v||^2``, i.e. scikit-learn's ``RidgeClassifier(alpha=1/C, fit_intercept=False)`` on the
-    ``n_stumps`` stumps per feature of :func:`pacbound.voters.fit_stumps`.
-    """
-
-    def __init__(self, C: float = 1.0, n_stumps: int = 10):
-        self.C = C
-        self.n_stumps = n_stumps
-
-    def fit(self, X, y):
-        self.stumps_ = voters.fit_stumps(X, self.n_stumps)
-        ridge = RidgeClassifier(alpha=1.0 / self.C, fit_intercept=False, solver="svd")
-        self.ridge_ = ridge.fit(self._votes(X), y)
-        self.classes_ = self.ridge_.classes_
-        self.n_voters_ = int(np.count_nonzero(self.ridge_.coef_))
-        return self
-
-    def _votes(self, X) -> np.ndarray:
-        return np.asarray(voters.votes(self.stumps_, X), np.float64)  # ±1: exact in float32
-
-    def predict(self, X):
-        return self.ridge_.predict(self._votes(X))
 
 
 def _subgrid(values: tuple, n: int | None) -> tuple:
@@ -182,6 +84,19 @@ def _cv_risk(model, params: dict, X: np.ndarray, y: np.ndarray, folds: list) -> 
     return float(np.mean([1.0 - m.score(X[valid], y[valid]) for m, valid in fitted]))
 
 
+def _staged_cv_risks(model, rounds: list[int], X: np.ndarray, y: np.ndarray, folds: list):
+    """Mean held-out risk after each of ``rounds`` from one fit of ``max(rounds)`` per fold:
+    a boosting run's first ``T`` rounds are the run of ``T`` rounds (``staged_decision_function``),
+    so the grid costs one fit per fold and one compilation."""
+    risks = []
+    for train, valid in folds:
+        fitted = _fit_on(model, {"n_rounds": max(rounds)}, X, y, train)
+        stages = np.stack(list(fitted.staged_decision_function(X[valid])))
+        predicted = fitted.classes_[(stages[np.asarray(rounds) - 1] > 0).astype(int)]
+        risks.append(np.mean(predicted != y[valid], axis=1))
+    return np.mean(risks, axis=0)
+
+
 def select_and_fit(
     spec: LearnerSpec, X: np.ndarray, y: np.ndarray, *, folds: int, values: int | None = None,
     seed: int = 0,
@@ -205,7 +120,10 @@ def select_and_fit(
         return _fit_on(model, {}, X, y, everything), {}, float("nan")
     points = list(ParameterGrid({k: list(_subgrid(v, values)) for k, v in spec.grid.items()}))
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
-    risks = np.array([_cv_risk(model, p, X, y, splits) for p in points])
+    if list(spec.grid) == ["n_rounds"] and hasattr(model, "staged_decision_function"):
+        risks = _staged_cv_risks(model, [p["n_rounds"] for p in points], X, y, splits)
+    else:
+        risks = np.array([_cv_risk(model, p, X, y, splits) for p in points])
     if np.isnan(risks).all():
         raise ValueError(f"{spec.label}: no value of its grid {spec.grid} could be fitted")
     best = int(np.nanargmin(risks))

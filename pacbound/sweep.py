@@ -16,7 +16,9 @@ learner's numeric hyperparameters are traced arguments, so
 
 CB-Boost and GB-CB-Boost's ``n_rounds`` grid is no recompilation either: one run of the largest
 ``T`` has every shorter one as a prefix (:func:`pacbound.solvers.weights_after`), so each
-``T`` only reads another prefix. Cells are ordered row-major over the grids as given, the
+``T`` only reads another prefix. A MinCq grid over ``mu`` alone runs as one continuation
+(:mod:`pacbound.grid_paths`, :func:`pacbound.solvers.solve_mincq_path`) per fold and chunk
+instead of a vmapped lane per value. Cells are ordered row-major over the grids as given, the
 ``n_rounds`` axis last.
 
 The cell axis is sharded over ``jax.devices()`` by :func:`pacbound.sharding.map_cells`
@@ -37,6 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from pacbound.grid_paths import solves_as_path
 from pacbound.grids import (
     BOUNDS,
     Cells,
@@ -186,7 +189,8 @@ def grid(
     check_labels(y, jnp.shape(H)[0])
     cells = make_cells(learner, grids, zip)
     static, traced = split_options(options)
-    plan = Plan(learner, static, cells.max_rounds, batch_size=_batch(batch_size))
+    path = solves_as_path(learner, grids, options)
+    plan = Plan(learner, static, cells.max_rounds, batch_size=_batch(batch_size), path=path)
     execution = _execution(devices, chunk_size, memory_budget, progress)
     out = _run(grid_chunk, plan, cells, (jnp.asarray(H), jnp.asarray(y), traced), execution)
     return GridResult(out, cells.values)
@@ -252,7 +256,9 @@ def cross_validate(
     H = X if voters is None else fold_votes(voters, X, valid)
     cells = make_cells(learner, grids, zip)
     static, traced = split_options(options)
-    plan = Plan(learner, static, cells.max_rounds, score, voters is not None, _batch(batch_size))
+    path = solves_as_path(learner, grids, options)
+    plan = Plan(learner, static, cells.max_rounds, score, voters is not None, _batch(batch_size),
+                path)  # fmt: skip
     y = jnp.asarray(y, jnp.result_type(H.dtype, jnp.asarray(y).dtype, jnp.float32))
     masks = (jnp.asarray(~valid, y.dtype), jnp.asarray(valid, y.dtype))
     execution = _execution(devices, chunk_size, memory_budget, progress)

@@ -4,12 +4,14 @@ Tests run with ``jax_enable_x64`` on so references can be compared at 1e-10; flo
 behaviour is tested by passing float32 inputs explicitly (JAX keeps their dtype).
 """
 
+import contextlib
 import os
 from pathlib import Path
 
 import jax
 import pytest
 from hypothesis import HealthCheck, settings
+from jax import monitoring
 
 jax.config.update("jax_enable_x64", True)
 
@@ -29,3 +31,22 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@contextlib.contextmanager
+def _no_compilation():
+    compiles = []
+    event = "/jax/core/compile/backend_compile_duration"
+    listener = lambda name, _, **kw: compiles.append(name) if name == event else None  # noqa: E731
+    monitoring.register_event_duration_secs_listener(listener)
+    try:
+        yield
+    finally:
+        monitoring.unregister_event_duration_listener(listener)
+    assert compiles == [], f"XLA compiled {len(compiles)} program(s) inside the block"
+
+
+@pytest.fixture
+def no_compilation():
+    """A context manager that fails the test if XLA compiles anything inside its block."""
+    return _no_compilation

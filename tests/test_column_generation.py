@@ -75,7 +75,7 @@ def test_simplex_qp_matches_cvxopt():
 
 
 @pytest.mark.parametrize("rho", [0.0, 1.0])
-def test_soft_margin_pdhg_brackets_the_reference_optimum(rho):
+def test_soft_margin_ipm_brackets_the_reference_optimum(rho):
     _, y, H = ref.stump_problem()
     K, (m, n) = y[:, None] * H, H.shape
     C = 0.2

@@ -6,7 +6,6 @@ recompiling, float32, the matrix-free stumps); each keeps its own reference chec
 (``_check_*``) and tests below. One small wdbc problem, ``(80, 40)`` votes.
 """
 
-import contextlib
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -14,7 +13,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax import monitoring
 
 from pacbound.margins import margin_moments
 from pacbound.solvers.cgboost import cgboost, cgboost_stumps
@@ -113,20 +111,6 @@ def solved(problem):
     return get
 
 
-@contextlib.contextmanager
-def no_compilation():
-    """Fail if XLA compiles anything inside the block."""
-    compiles = []
-    event = "/jax/core/compile/backend_compile_duration"
-    listener = lambda name, _, **kw: compiles.append(name) if name == event else None  # noqa: E731
-    monitoring.register_event_duration_secs_listener(listener)
-    try:
-        yield
-    finally:
-        monitoring.unregister_event_duration_listener(listener)
-    assert compiles == []
-
-
 @pytest.mark.parametrize(("name", "value"), VALUES)
 def test_matches_reference_restricted_and_full(problem, solved, name, value):
     _, y, H = problem
@@ -160,7 +144,9 @@ def test_zero_weights_equal_slicing(problem, name):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_vmap_over_value_and_folds_equals_single_runs_without_recompiling(problem, name):
+def test_vmap_over_value_and_folds_equals_single_runs_without_recompiling(
+    problem, name, no_compilation
+):
     _, y, H = problem
     case = CASES[name]
     values = jnp.array(case.values)

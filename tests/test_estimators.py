@@ -160,6 +160,20 @@ def test_save_load_round_trip_is_exact(tmp_path, name, kwargs):
     assert type(MajorityVoteClassifier.load(path)) is type(clf)  # any class from the base
 
 
+@pytest.mark.parametrize("name", ["cbboost", "adaboost"])
+def test_staged_votes_are_the_shorter_runs(tmp_path, name):
+    clf = small(name, n_rounds=12).fit(X, Y)
+    stages = np.stack(list(clf.staged_decision_function(X_TEST)))
+    assert stages.shape == (12, len(X_TEST))
+    np.testing.assert_allclose(stages[-1], clf.decision_function(X_TEST), atol=1e-6)
+    for rounds in (1, 5):
+        shorter = small(name, n_rounds=rounds).fit(X, Y).decision_function(X_TEST)
+        np.testing.assert_allclose(stages[rounds - 1], shorter, atol=1e-6)
+    clf.save(tmp_path / "model.npz")
+    back = type(clf).load(tmp_path / "model.npz")
+    np.testing.assert_array_equal(np.stack(list(back.staged_decision_function(X_TEST))), stages)
+
+
 def test_load_refuses_other_classes_and_files(tmp_path):
     path = tmp_path / "model.npz"
     small("adaboost").fit(X, Y).save(path)

@@ -81,6 +81,18 @@ def test_ridge_votes_is_the_closed_form():
     np.testing.assert_array_equal(model.predict(X), np.where(H @ v > 0, 1.0, -1.0))
 
 
+def test_rounds_grid_reads_prefixes_of_one_run():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, "b", "a")
+    spec = reproduce.LearnerSpec("AdaBoost", "adaboost", {"n_rounds": (1, 3, 8)}, {"n_stumps": 3})
+    _, chosen, risk = reproduce.select_and_fit(spec, X, y, folds=3)
+    folds = list(reproduce.StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    model = reproduce._estimator(spec)
+    separate = [reproduce._cv_risk(model, {"n_rounds": t}, X, y, folds) for t in (1, 3, 8)]
+    assert risk == min(separate) and chosen["n_rounds"] == (1, 3, 8)[int(np.argmin(separate))]
+
+
 def test_bad_names_are_value_errors():
     with pytest.raises(ValueError, match="unknown table"):
         reproduce.reproduce("roy2099-table1")

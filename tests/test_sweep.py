@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound import bounds, sharding, sweep
+from pacbound import bounds, grid_paths, sharding, sweep
 from pacbound.grids import Plan, grid_chunk
 from pacbound.solvers import cbboost, mincq
 from pacbound.voters import fit_stumps, votes
@@ -60,6 +60,19 @@ def test_mincq_masked_folds_equal_explicit_slicing(data):
             vote = H[held] @ (np.asarray(r.q[: H.shape[1]]) - np.asarray(r.q[H.shape[1] :]))
             assert cv.risks[f, i] == pytest.approx(np.mean(y[held] * vote <= 0))
     assert cv.refit is None
+
+
+def test_mincq_grid_runs_as_one_path_equal_to_single_solves(data):
+    _, y, H = (a.astype(np.float32) for a in data)
+    mus = np.array([0.1, 0.05], np.float32)  # unsorted: the path sorts and unsorts
+    assert grid_paths.solves_as_path(mincq, {"mu": mus}, {"rtol": 1e-5})
+    assert not grid_paths.solves_as_path(mincq, {"mu": mus}, {"q0": np.ones(8)})
+    g = sweep.grid(mincq, H, y, mu=mus)
+    for i, mu in enumerate(mus):
+        single = mincq(H, y, mu)
+        gaps = float(g.result.duality_gap[i] + single.duality_gap)
+        assert abs(float(g.result.objective[i] - single.objective)) <= gaps + 1e-7
+        assert bool(g.result.converged[i])
 
 
 def test_bound_selection_is_a_union_bound(data):

@@ -2,6 +2,8 @@
 
 * :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2); FISTA core
   in :mod:`~pacbound.solvers.mincq_fista`.
+* :mod:`~pacbound.solvers.mincq_path`: MinCq over many ``mu`` by continuation (warm starts and
+  conjugate gradients on the face).
 * :mod:`~pacbound.solvers.cqboost`: CqBoost (roy2016 Algorithm 1), by column generation.
 * :mod:`~pacbound.solvers.cbboost`: CB-Boost and GB-CB-Boost (bauvin2020), their round in
   :mod:`~pacbound.solvers.cbboost_step` (Theorem 3, Algorithm 1) and
@@ -61,6 +63,7 @@ from pacbound.solvers.mincq import (
     solve_mincq,
     tmincq,
 )
+from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
 from pacbound.solvers.vebboost import (
     VEBBoostResult,
     VEBBoostStumpsResult,
@@ -105,12 +108,14 @@ __all__ = [
     "mdboost",
     "mdboost_stumps",
     "mincq",
+    "mincq_path",
     "mincq_problem",
     "minimize_bound",
     "minimize_mixture_bound",
     "mixture_predict",
     "mixture_votes",
     "solve_mincq",
+    "solve_mincq_path",
     "tmincq",
     "vebboost",
     "vebboost_stumps",

@@ -58,7 +58,8 @@ class MasterSolution(NamedTuple):
       objective: the restricted program's objective at ``weights``.
       iterations: the solver's steps for this solve.
       converged: whether the solver certified its tolerance.
-      warm: a scalar the next solve starts from (e.g. PDHG's primal weight).
+      warm: a scalar the next solve starts from (e.g. the soft-margin interior-point method's
+        starting level of ``x``).
     """
 
     weights: jax.Array

@@ -10,7 +10,8 @@ CqBoost's program (3) (``a = m_S``, ``b = mu``) and MDBoost's (``a = 0``) are bo
 solved by :func:`solve_simplex_qp`: FISTA with O'Donoghue & Candès' gradient restart and an
 adaptive step (as MinCq), each step an exact Euclidean projection
 (:func:`project_simplex_halfspace`), stopping on a certified Lagrangian (Frank-Wolfe) duality
-gap. (LPBoost's and CG-Boost's soft-margin masters use PDHG: :mod:`pacbound.solvers.soft_margin`.)
+gap. (LPBoost's and CG-Boost's soft-margin masters use an interior-point method:
+:mod:`pacbound.solvers.soft_margin`.)
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
 __all__ = ["SimplexQPResult", "project_simplex_halfspace", "solve_simplex_qp"]
+
+STALL_ITERATIONS = 300  # float32 solves end when the best gap has not dropped 0.1% so long
 
 
 def _simplex(z: jax.Array, active: jax.Array) -> jax.Array:
@@ -262,7 +266,10 @@ def solve_simplex_qp(
     FISTA with gradient restart and an adaptive step (``L`` from a power iteration, raised by
     half again whenever a step meets more curvature), exact projections
     (:func:`project_simplex_halfspace`). Stops when the Lagrangian gap (:func:`_lagrangian_gap`)
-    is ``<= rtol (|x^T P x / 2| + |c^T x|)`` plus its rounding level, or after ``max_iter``.
+    is ``<= rtol (|x^T P x / 2| + |c^T x|)`` plus its rounding level, or after ``max_iter``; in
+    float32 also after ``STALL_ITERATIONS`` steps without a 0.1% drop of the best gap (an
+    ill-conditioned ``P`` can hold float32's gap above the estimated rounding level, where more
+    steps change nothing; ``converged`` then says ``False``).
 
     Args:
       P: ``(t, t)`` positive semi-definite (rows / columns of inactive slots are ignored).
@@ -286,9 +293,18 @@ def solve_simplex_qp(
         noise = 4 * x.shape[0] * jnp.finfo(P.dtype).eps * (jnp.abs(g) @ (1 + s.x))
         return rtol * (jnp.abs(s.x @ s.px) / 2 + jnp.abs(c @ s.x)) + noise
 
-    def cond(s):
-        return (s.gap > tolerance(s)) & (s.k < max_iter)
+    stall = STALL_ITERATIONS if P.dtype == jnp.float32 else np.iinfo(np.int32).max
 
-    s = lax.while_loop(cond, lambda s: _fista_step(s, P, c, a, b, active), init)
+    def cond(carry):
+        s, _, stalled = carry
+        return (s.gap > tolerance(s)) & (s.k < max_iter) & (stalled < stall)
+
+    def step(carry):
+        s, best, stalled = carry
+        s = _fista_step(s, P, c, a, b, active)
+        better = s.gap < (1 - 1e-3) * best
+        return s, jnp.where(better, s.gap, best), jnp.where(better, 0, stalled + 1)
+
+    s = lax.while_loop(cond, step, (init, gap, 0))[0]
     converged = s.gap <= tolerance(s)
     return SimplexQPResult(s.x, s.beta, s.nu, s.gap, s.k, converged, s.lipschitz)

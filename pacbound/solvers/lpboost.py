@@ -24,10 +24,11 @@ The restricted program, LPBoost's or CG-Boost's (:mod:`pacbound.solvers.cgboost`
           + 1^\\top \\alpha - \\alpha^\\top K q,
 
 ``K = diag(y) H_t``, ``u = C w`` (LPBoost: ``c = 1, rho = 0``; CG-Boost: ``c = 0, rho = 1``),
-solved in JAX by :func:`pacbound.solvers.soft_margin.solve_soft_margin` (restarted Halpern
-PDHG, Lu & Yang 2024) to a certified relative gap (default ``1e-9`` in float64), warm-started
-from the previous primal and dual points. The LP's duals, scaled to be exactly feasible, price the
-candidates.
+solved in JAX by :func:`pacbound.solvers.soft_margin.solve_soft_margin` (Mehrotra's
+predictor-corrector interior-point method on the dense restricted program, then for the LP a
+crossover to the vertex of the guessed active set) to a certified relative gap (default ``1e-9``
+in float64), started halfway between the previous primal and dual points and the centre. The
+LP's duals, scaled to be exactly feasible, price the candidates.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _empty(p: LearnerProblem, max_columns: int, cost: float) -> MasterSolution:
 
 
 def _solve(p: LearnerProblem, columns, active, previous, cost: float, rho: float):
-    """``min cost 1^T q + rho/2 ||q||^2 + C sum w xi`` on the selected columns, by PDHG."""
+    """``min cost 1^T q + rho/2 ||q||^2 + C sum w xi`` on the selected columns, by the IPM."""
     K = p.y[:, None] * columns
     c = jnp.full(columns.shape[1], cost, columns.dtype)
     r = solve_soft_margin(
@@ -69,7 +70,7 @@ def _solve(p: LearnerProblem, columns, active, previous, cost: float, rho: float
     )  # fmt: skip
     nu = jnp.asarray(cost, columns.dtype)  # the dual constraint: edges <= cost
     return MasterSolution(r.x, r.y, nu, r.primal_objective, r.iterations, r.converged,
-                          r.primal_weight)  # fmt: skip
+                          r.scale)  # fmt: skip
 
 
 def _check_C(C, votes, y, w) -> None:
@@ -90,11 +91,11 @@ def soft_margin_spec(
         "notes": "",
         "hyper_doc": "the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``).",
         "weights": "the slacks' weights",
-        "solver": "PDHG",
+        "solver": "interior-point",
         "returns": "``q`` is the program's (divide by its sum for the posterior) and "
         f"``objective`` is ``{objective}``.",
     }
-    return LearnerSpec(name, title, master, "C", _check_C, (1e-9, 1e-5), 200_000, doc)
+    return LearnerSpec(name, title, master, "C", _check_C, (1e-9, 1e-5), 100, doc)
 
 
 SPEC = soft_margin_spec(
