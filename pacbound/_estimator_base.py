@@ -243,9 +243,13 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """The weighted vote ``sum_j Q(h_j) h_j(x)`` over ``[H, -H]``; ``> 0`` predicts
         ``classes_[1]``."""
+        return self._vote(self._votes_on(X))
+
+    def _votes_on(self, X) -> jax.Array:
+        """The fitted voters' votes ``H`` on ``X``, checked as at fit time."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
-        return self._vote(self.voters_.votes(X))
+        return self.voters_.votes(X)
 
     def predict(self, X) -> np.ndarray:
         """``classes_[1]`` where the vote is positive, ``classes_[0]`` elsewhere (ties too)."""

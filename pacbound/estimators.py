@@ -29,7 +29,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pacbound import solvers
 from pacbound._estimator_base import (
@@ -106,9 +105,7 @@ class _Boosting(MajorityVoteClassifier):
     def staged_decision_function(self, X):
         """Yield the vote on ``X`` after each round, ``1`` to ``n_rounds``, normalized as
         :meth:`decision_function` (the last one equals it); ``> 0`` predicts ``classes_[1]``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
-        H = np.asarray(self_complemented(self.voters_.votes(X)), np.float64)
+        H = np.asarray(self_complemented(self._votes_on(X)), np.float64)
         used = self.selected_ >= 0
         alphas = np.where(used, self.alphas_, 0.0)
         votes = np.cumsum(H[:, np.where(used, self.selected_, 0)] * alphas, axis=1)
