@@ -65,14 +65,15 @@ __all__ = [
 class MinCqClassifier(MajorityVoteClassifier):
     """MinCq (laviolette2011 Program 1): the quasi-uniform posterior with first margin moment
     ``mu`` and the smallest second moment (:func:`pacbound.solvers.mincq`); ``mu`` above the
-    largest realizable one is refused with a ``ValueError`` naming it."""
+    largest realizable one is refused with a ``ValueError`` naming it. Fitted: ``n_iter_``
+    FISTA iterations and ``converged_`` (the certified duality gap met before ``max_iter``)."""
 
     def __init__(self, mu=0.05, *, voters="stumps", n_stumps=10, max_iter=50_000):
         self._set_params(locals())
 
     def _solve(self, H, y, w):
         result = solvers.mincq(H, y, self.mu, sample_weight=w, max_iter=self.max_iter)
-        self.n_iter_ = int(result.iterations)
+        self.n_iter_, self.converged_ = int(result.iterations), bool(result.converged)
         return result.q
 
 
@@ -136,7 +137,9 @@ class KLBoostClassifier(MajorityVoteClassifier):
     """KL-regularized coordinate descent (germain2009 Algorithm 1): KL-QL
     (``loss="quadratic"``) or KL-EL (``"exponential"``), weight ``C`` on the loss of margin
     scale ``gamma`` (:func:`pacbound.solvers.kl_coordinate_descent`). ``random_state`` seeds the
-    order of the pairs in each sweep (``None``: index order)."""
+    order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps run and
+    ``converged_`` (``False`` when ``max_sweeps`` stopped it; large ``C`` with small ``gamma``
+    may need more)."""
 
     def __init__(
         self, C=1.0, gamma=1.0, *, loss="quadratic", relaxation="kl", epsilon=1e-6,
@@ -146,10 +149,12 @@ class KLBoostClassifier(MajorityVoteClassifier):
 
     def _solve(self, H, y, w):
         key = None if self.random_state is None else jax.random.key(self.random_state)
-        return solvers.kl_coordinate_descent(
+        result = solvers.kl_coordinate_descent(
             H, y, self.C, self.gamma, loss=self.loss, relaxation=self.relaxation, key=key,
             epsilon=self.epsilon, max_sweeps=self.max_sweeps, sample_weight=w,
-        ).q  # fmt: skip
+        )  # fmt: skip
+        self.n_iter_, self.converged_ = int(result.sweeps), bool(result.converged)
+        return result.q
 
 
 class VEBBoostClassifier(MajorityVoteClassifier):

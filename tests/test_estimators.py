@@ -273,6 +273,14 @@ def test_mu_out_of_reach_is_named():
         small("mincq", mu=0.99).fit(X, Y)
 
 
+def test_iterative_learners_report_convergence():
+    capped = small("klboost", max_sweeps=1).fit(X, Y)
+    assert (capped.n_iter_, capped.converged_) == (1, False)
+    fitted = small("klboost").fit(X, Y)
+    assert fitted.converged_ and 1 <= fitted.n_iter_ < fitted.max_sweeps
+    assert small("mincq").fit(X, Y).converged_
+
+
 def test_registry_and_fit_signatures():
     assert set(ESTIMATORS) == set(SMALL)
     weighted = {n for n, c in ESTIMATORS.items() if "sample_weight" in c.fit.__code__.co_varnames}
