@@ -1,7 +1,8 @@
 """Learners of weighted majority votes, one per module.
 
 * :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2); FISTA core
-  in :mod:`~pacbound.solvers.mincq_fista`.
+  in :mod:`~pacbound.solvers.mincq_fista`, duality-gap certificate in
+  :mod:`~pacbound.solvers.mincq_gap`.
 * :mod:`~pacbound.solvers.mincq_path`: MinCq over many ``mu`` by continuation (warm starts and
   conjugate gradients on the face).
 * :mod:`~pacbound.solvers.cqboost`: CqBoost (roy2016 Algorithm 1), by column generation.

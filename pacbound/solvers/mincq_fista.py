@@ -15,13 +15,9 @@ ratio fewer steps. ``L`` comes from a power iteration inside ``jit`` and is rais
 step meets more curvature (a free check: one product with ``M`` per iteration gives the
 gradients at both the iterate and the extrapolated point). The prox runs loop-free Newton steps
 warm-started from the previous iteration's multipliers (a ``lax.while_loop`` inside the step
-costs far more than its trips under ``jax.vmap``). The gap is the Lagrangian bound
-
-.. math:: \\mathrm{gap}(u, \\lambda) = g^\\top u + \\lambda \\mu + \\sum_j |g_j + \\lambda a_j|
-          \\;\\ge\\; \\mu_2(u) - \\mu_2^\\star, \\qquad g = \\nabla \\mu_2(u),\\; a = m_S / n,
-
-valid for any ``lambda`` and any ``u`` in the box (we take the better of the prox's multiplier
-and a least-squares fit on the free set), so ``converged`` certifies
+costs far more than its trips under ``jax.vmap``). The stopping test is the Lagrangian duality
+gap of :mod:`pacbound.solvers.mincq_gap` (at the better of the prox's multiplier and a
+least-squares fit on the free set), so ``converged`` certifies
 ``mu2 - mu2* <= rtol * mu2 + atol`` at the returned point, which is put exactly on the
 hyperplane first. In float64 the whole iteration first runs in float32 (``M`` products and the
 ``O(n)`` work per step cost half as much; under ``jax.vmap`` the latter grows with the lanes)
@@ -41,6 +37,13 @@ from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.projections import box_hyperplane_feasible, box_hyperplane_rank_one_prox
+from pacbound.solvers.mincq_gap import (
+    fused_dot,
+    gap_measure,
+    kkt_residual,
+    moment_product,
+    project,
+)
 
 __all__ = ["MinCqProblem", "MinCqResult", "default_rtol", "solve_mincq"]
 
@@ -75,7 +78,7 @@ class MinCqResult(NamedTuple):
       iterations: accelerated projected-gradient iterations taken (one product with ``M`` each).
       duality_gap: certified bound on ``objective - optimal objective``.
       kkt_residual: the largest violation of Program 1's stationarity conditions by the
-        gradient of ``mu2`` in ``u`` (0 exactly at the optimum; see ``_kkt_residual``).
+        gradient of ``mu2`` in ``u`` (0 exactly at the optimum; see ``kkt_residual``).
       converged: ``4 duality_gap <= rtol * mu2 + atol`` (``False`` when ``mu`` is not
         realizable).
     """
@@ -102,16 +105,6 @@ class _State(NamedTuple):
     k: jax.Array
 
 
-def _matvec(op: jax.Array, u: jax.Array) -> jax.Array:
-    """``M u`` from the Gram matrix or from its factor (a static choice, by shape)."""
-    return op @ u if op.shape[0] == op.shape[1] else op.T @ (op @ u)
-
-
-def _dot(u: jax.Array, v: jax.Array) -> jax.Array:
-    """``u^T v`` as a fused reduction (under ``vmap`` a batched ``dot`` is a loop of calls)."""
-    return jnp.sum(u * v)
-
-
 def _largest_eigenvalue(matvec, b, rtol: float = 1e-4, max_iter: int = 300) -> jax.Array:
     """Power iteration for ``lmax(C)``, ``C = M - b b^T``; a Rayleigh quotient, never above it."""
     v = jax.random.normal(jax.random.key(0), b.shape, b.dtype)
@@ -130,37 +123,10 @@ def _largest_eigenvalue(matvec, b, rtol: float = 1e-4, max_iter: int = 300) -> j
     return jnp.maximum(lax.while_loop(cond, body, init)[2], 0)
 
 
-def _free_set_multiplier(x, g, a):
-    """``lam`` minimizing ``|g_F + lam a_F|`` on the free set ``F = {|x_j| < 1}``, and whether
-    ``a_F != 0``."""
-    free = jnp.abs(x) < 1
-    den = jnp.sum(jnp.where(free, a * a, 0))
-    return -jnp.sum(jnp.where(free, a * g, 0)) / jnp.where(den > 0, den, 1), den > 0
-
-
-def _duality_gap(x, g, lam_projection, *, a, mu, eps, diag_max):
-    """Gap ``min over two multipliers of g^T x + lam mu + sum |g + lam a|`` (>= mu2(x) - mu2*).
-
-    Also returns the gap's rounding level: with ``M`` and its product with ``x`` rounded to
-    ``eps``, each ``g_j = 2 (M x)_j / n^2`` is off by about ``eps (2 / n^2) max|M| ||x||_2``
-    (``|M_ij| <= max_k M_kk``), and ``g^T x``, ``sum |g + lam a|`` by ``sqrt(n) eps |g|^T |x|``;
-    the gap moves by that much, so no tolerance below it means much.
-    """
-    lam_fit, any_free = _free_set_multiplier(x, g, a)
-
-    def gap(lam):
-        return jnp.sum(g * x + jnp.abs(g + lam * a)) + lam * mu
-
-    n, weights = x.shape[0], 1 + jnp.abs(x)
-    per_entry = (2 / n**2) * diag_max * jnp.linalg.norm(x)
-    noise = eps * jnp.sum((np.sqrt(n) * jnp.abs(g) + per_entry) * weights)
-    return jnp.minimum(gap(lam_projection), jnp.where(any_free, gap(lam_fit), jnp.inf)), noise
-
-
 def _fista_step(s: _State, matvec, measure_gap, b, a, mu) -> _State:
     """One restarted FISTA step: optax step on the covariance part, metric projection, momentum."""
     n = a.shape[0]
-    grad_y = (2 / n**2) * (s.my - b * _dot(b, s.y))  # gradient of u^T C u / n^2
+    grad_y = (2 / n**2) * (s.my - b * fused_dot(b, s.y))  # gradient of u^T C u / n^2
     sgd = optax.sgd(1 / s.lipschitz)
     updates, _ = sgd.update(grad_y, sgd.init(s.y))
     z = optax.apply_updates(s.y, updates)
@@ -171,11 +137,11 @@ def _fista_step(s: _State, matvec, measure_gap, b, a, mu) -> _State:
     d = x - s.y
     curv = (
         (2 / n**2)
-        * (_dot(d, mx - s.my) - _dot(b, d) ** 2)
-        / jnp.maximum(_dot(d, d), jnp.finfo(d.dtype).tiny)
+        * (fused_dot(d, mx - s.my) - fused_dot(b, d) ** 2)
+        / jnp.maximum(fused_dot(d, d), jnp.finfo(d.dtype).tiny)
     )
     too_long = curv > s.lipschitz
-    restart = too_long | (_dot(s.y - x, x - s.x) > 0)
+    restart = too_long | (fused_dot(s.y - x, x - s.x) > 0)
     t_next = (1 + jnp.sqrt(1 + 4 * s.t**2)) / 2
     beta = jnp.where(restart, 0, (s.t - 1) / t_next)
     gap, noise = measure_gap(x, (2 / n**2) * mx, s.lipschitz * prox.multiplier)
@@ -199,15 +165,6 @@ def _restarted(x, mx, lipschitz, multipliers, k, duality_gap) -> _State:
     return _State(x, mx, x, mx, one, lipschitz, multipliers, gap, noise, jnp.asarray(k, jnp.int32))
 
 
-def _measure_gap(problem: MinCqProblem, mu):
-    """``(x, g, lam) -> (gap, noise)`` for ``problem`` in its own dtype."""
-    op, m_s, _ = problem
-    diag = jnp.diag(op) if op.shape[0] == op.shape[1] else jnp.sum(op * op, axis=0)
-    eps = jnp.finfo(m_s.dtype).eps
-    a = m_s / m_s.shape[0]
-    return functools.partial(_duality_gap, a=a, mu=mu, eps=eps, diag_max=jnp.max(diag))
-
-
 def _phase(problem: MinCqProblem, mu, start, rtol, atol, max_iter, feasible, stall) -> _State:
     """Restarted FISTA in ``problem``'s dtype from ``start = (x, L, multipliers, k)`` until the
     certified gap is met, the cap, or ``stall`` iterations without a 0.1% drop of the best gap
@@ -217,13 +174,15 @@ def _phase(problem: MinCqProblem, mu, start, rtol, atol, max_iter, feasible, sta
     dtype, n = m_s.dtype, m_s.shape[0]
     mu, rtol, atol = (jnp.asarray(t, dtype) for t in (mu, rtol, atol))
     x, lipschitz, multipliers = (jnp.asarray(t, dtype) for t in start[:3])
-    matvec, gap = functools.partial(_matvec, op), _measure_gap(problem, mu)
+    matvec, gap = functools.partial(moment_product, op), gap_measure(problem, mu)
     a, eps = m_s / n, jnp.finfo(dtype).eps
 
     def unconverged(carry):  # the gap bounds mu2(x) - mu2* for any x in the box: x must be on
         s, _, stalled = carry  # the hyperplane as well
-        tolerance = rtol * _dot(s.x, s.mx) / n**2 + atol + s.noise
-        off_plane = jnp.abs(_dot(a, s.x) - mu) > 64 * eps * (_dot(jnp.abs(a), jnp.abs(s.x)) + mu)
+        tolerance = rtol * fused_dot(s.x, s.mx) / n**2 + atol + s.noise
+        off_plane = jnp.abs(fused_dot(a, s.x) - mu) > 64 * eps * (
+            fused_dot(jnp.abs(a), jnp.abs(s.x)) + mu
+        )
         going = (s.k < max_iter) & (stalled < stall)
         return feasible & ((s.gap > tolerance) | off_plane) & going
 
@@ -280,9 +239,9 @@ def solve_mincq(
     if mixed_precision and dtype == jnp.float64:
         phases.insert(0, MinCqProblem(*(t.astype(jnp.float32) for t in problem)))
     op, b = phases[0].moment_op, phases[0].mean_votes
-    curvature = _largest_eigenvalue(functools.partial(_matvec, op), b)  # once under vmap
+    curvature = _largest_eigenvalue(functools.partial(moment_product, op), b)  # once under vmap
     lipschitz = jnp.maximum(1.01 * (2 / n**2) * curvature, jnp.finfo(op.dtype).tiny)
-    start = (_project(u0, a, mu), lipschitz, jnp.zeros(2), 0)
+    start = (project(u0, a, mu), lipschitz, jnp.zeros(2), 0)
     for i, phase in enumerate(phases):
         stall = STALL_ITERATIONS if i + 1 < len(phases) else np.iinfo(np.int32).max
         s = _phase(phase, mu, start, rtol, atol, max_iter, feasible, stall)
@@ -290,35 +249,19 @@ def solve_mincq(
     return _result(s, problem, mu, rtol, jnp.asarray(atol, dtype), feasible)
 
 
-def _project(v, a, mu, init=0.0):
-    """Euclidean projection onto ``[-1, 1]^n ∩ {a^T u = mu}`` by semismooth Newton on its
-    multiplier (the rank-one prox with ``b = 0``), exact once the free set is right."""
-    zero = jnp.zeros_like(v)
-    return box_hyperplane_rank_one_prox(v, a, mu, -1, 1, zero, 1.0, (init, 0.0)).x
-
-
 def _result(s: _State, problem: MinCqProblem, mu, rtol, atol, feasible) -> MinCqResult:
     """The iterate put exactly on the hyperplane, its objective and certified gap."""
     op, m_s, _ = problem
     n = m_s.shape[0]
     a = m_s / n
-    x = _project(s.x, a, mu)  # the prox's Newton may be a step short
-    mx = _matvec(op, x)
+    x = project(s.x, a, mu)  # the prox's Newton may be a step short
+    mx = moment_product(op, x)
     mu2 = (x @ mx) / n**2
-    gap, noise = _measure_gap(problem, mu)(x, (2 / n**2) * mx, s.lipschitz * s.multipliers[0])
+    gap, noise = gap_measure(problem, mu)(x, (2 / n**2) * mx, s.lipschitz * s.multipliers[0])
     uniform = jnp.ones_like(x)
-    objective = (mu2 - uniform @ _matvec(op, uniform) / n**2) / 4
+    objective = (mu2 - uniform @ moment_product(op, uniform) / n**2) / 4
     Q = (1 + x) / (2 * n)
     q = jnp.where(feasible, jnp.concatenate([Q, 1 / n - Q]), jnp.nan)
     converged = feasible & (gap <= rtol * mu2 + atol + noise)
-    kkt = _kkt_residual(x, (2 / n**2) * mx, a)
+    kkt = kkt_residual(x, (2 / n**2) * mx, a)
     return MinCqResult(q, objective, mu2, s.k, gap / 4, kkt, converged)
-
-
-def _kkt_residual(x, g, a) -> jax.Array:
-    """``max_j`` violation of stationarity for ``r = g + lam a`` (``lam`` the least-squares
-    multiplier on the free set): ``|r_j|`` where ``-1 < x_j < 1``, ``max(r_j sign(x_j), 0)`` at a
-    bound (a bound's multiplier must push inwards)."""
-    lam, _ = _free_set_multiplier(x, g, a)
-    r, free = g + lam * a, jnp.abs(x) < 1
-    return jnp.max(jnp.where(free, jnp.abs(r), jnp.maximum(r * jnp.sign(x), 0)))

@@ -35,6 +35,13 @@ import pacbound.solvers.mincq_fista as fista
 from pacbound.projections import box_hyperplane_feasible
 from pacbound.solvers.mincq import _check, mincq_problem
 from pacbound.solvers.mincq_fista import MinCqProblem, MinCqResult, default_rtol
+from pacbound.solvers.mincq_gap import (
+    free_set_multiplier,
+    fused_dot,
+    gap_measure,
+    moment_product,
+    project,
+)
 from pacbound.validation import check_scalar
 
 __all__ = ["mincq_path", "solve_mincq_path"]
@@ -46,14 +53,14 @@ CG_STEPS = 1000  # CG steps per face solve (each one product with M)
 def _face_projector(free, a):
     """``v -> `` its projection onto ``{d_B = 0, a_F^T d_F = 0}`` (``F = free``)."""
     a_free = jnp.where(free, a, 0)
-    aa = jnp.maximum(fista._dot(a_free, a_free), jnp.finfo(a.dtype).tiny)
-    return lambda v: jnp.where(free, v, 0) - a_free * (fista._dot(a_free, v) / aa)
+    aa = jnp.maximum(fused_dot(a_free, a_free), jnp.finfo(a.dtype).tiny)
+    return lambda v: jnp.where(free, v, 0) - a_free * (fused_dot(a_free, v) / aa)
 
 
 def _released(free, x, mx, a, rr):
     """Bounds whose multiplier has the wrong sign, released when their violation outweighs the
     face's residual ``rr`` (Dostál's proportioning test), else ``free`` unchanged."""
-    lam, _ = fista._free_set_multiplier(x, mx, a)
+    lam, _ = free_set_multiplier(x, mx, a)
     wrong = ~free & ((mx + lam * a) * jnp.sign(x) > 0)
     chopped = jnp.sum(jnp.where(wrong, (mx + lam * a) ** 2, 0))
     return jnp.where(chopped > rr, free | wrong, free)
@@ -70,7 +77,7 @@ def _face_cg(matvec, a, x, mx, certified, steps):
 
     def restart(x, mx, free, k):
         r = -_face_projector(free, a)(mx)
-        return x, mx, r, r, fista._dot(r, r), free, k
+        return x, mx, r, r, fused_dot(r, r), free, k
 
     def going(c):
         x, mx, _, _, rr, _, k = c
@@ -84,7 +91,7 @@ def _face_cg(matvec, a, x, mx, certified, steps):
             restart(x, mx, released, k), c,
         )  # fmt: skip
         mp = matvec(p)
-        alpha = rr / jnp.maximum(fista._dot(p, mp), tiny)
+        alpha = rr / jnp.maximum(fused_dot(p, mp), tiny)
         room = jnp.where(free & (p != 0), (jnp.sign(p) - x) / jnp.where(p != 0, p, 1), jnp.inf)
         j = jnp.argmin(room)
         hit = room[j] < alpha
@@ -92,7 +99,7 @@ def _face_cg(matvec, a, x, mx, certified, steps):
         x = jnp.where(hit, x.at[j].set(jnp.sign(p[j])), x)
         free = jnp.where(hit, free.at[j].set(False), free)
         r_new = r - alpha * _face_projector(free, a)(mp)
-        rr_new = fista._dot(r_new, r_new)
+        rr_new = fused_dot(r_new, r_new)
         p = _face_projector(free, a)(r_new + (rr_new / rr) * p)  # no drift off the hyperplane
         cont = (x, mx, r_new, p, rr_new, free, k + 1)
         return jax.tree.map(functools.partial(jnp.where, hit), restart(x, mx, free, k + 1), cont)
@@ -104,11 +111,11 @@ def _face_cg(matvec, a, x, mx, certified, steps):
 def _certifier(problem: MinCqProblem, mu, rtol, atol):
     """``(x, M x) -> `` whether the duality gap certifies ``x`` (as in ``solve_mincq``)."""
     n = problem.first_moments.shape[0]
-    measure = fista._measure_gap(problem, mu)
+    measure = gap_measure(problem, mu)
 
     def certified(x, mx):  # x on the hyperplane (as CG keeps it, to rounding)
         gap, noise = measure(x, (2 / n**2) * mx, jnp.zeros((), x.dtype))
-        return gap <= rtol * fista._dot(x, mx) / n**2 + atol + noise
+        return gap <= rtol * fused_dot(x, mx) / n**2 + atol + noise
 
     return certified
 
@@ -118,7 +125,7 @@ def _multipliers(s, x, mx, a, measure):
     prox's or the free-set fit, kept so that the final gap (at ``x`` projected again, where the
     free set may differ by a coordinate) is measured with it."""
     g = (2 / a.shape[0] ** 2) * mx
-    fit, _ = fista._free_set_multiplier(x, g, a)
+    fit, _ = free_set_multiplier(x, g, a)
     prox = s.lipschitz * s.multipliers[0]
     best = jnp.where(measure(x, g, fit)[0] <= measure(x, g, prox)[0], fit, prox)
     return s.multipliers.at[0].set(best / s.lipschitz)
@@ -132,7 +139,7 @@ def _solve_one(problem: MinCqProblem, mu, x0, lipschitz, rtol, atol, max_iter):
     a = m_s / n
     mu, rtol, atol = (jnp.asarray(t, m_s.dtype) for t in (mu, rtol, atol))
     feasible = box_hyperplane_feasible(a, mu, -1.0, 1.0)
-    matvec, measure = functools.partial(fista._matvec, op), fista._measure_gap(problem, mu)
+    matvec, measure = functools.partial(moment_product, op), gap_measure(problem, mu)
     certified = _certifier(problem, mu, rtol, atol)
     no_stall = np.iinfo(np.int32).max
 
@@ -144,12 +151,12 @@ def _solve_one(problem: MinCqProblem, mu, x0, lipschitz, rtol, atol, max_iter):
         cap = jnp.minimum(s.k + BURST, max_iter)
         s = fista._phase(problem, mu, start, rtol, atol, cap, feasible, no_stall)
         x, _, k = _face_cg(matvec, a, s.x, s.mx, certified, jnp.minimum(CG_STEPS, max_iter - s.k))
-        x = fista._project(x, a, mu)  # CG's rounding drifts off the hyperplane: the final point
+        x = project(x, a, mu)  # CG's rounding drifts off the hyperplane: the final point
         mx = matvec(x)  # is projected, so certify that one
         multipliers = _multipliers(s, x, mx, a, measure)
         return fista._restarted(x, mx, s.lipschitz, multipliers, s.k + k, measure)
 
-    x0 = fista._project(x0, a, mu)
+    x0 = project(x0, a, mu)
     s = fista._restarted(x0, matvec(x0), lipschitz, jnp.zeros(2, x0.dtype), 0, measure)
     return lax.while_loop(going, burst_then_face, s), feasible
 
@@ -184,7 +191,7 @@ def solve_mincq_path(
     rtol = jnp.asarray(default_rtol(dtype) if rtol is None else rtol, dtype)
     atol = jnp.asarray(atol, dtype)
     op, _, b = problem
-    curvature = fista._largest_eigenvalue(functools.partial(fista._matvec, op), b)
+    curvature = fista._largest_eigenvalue(functools.partial(moment_product, op), b)
     lipschitz = jnp.maximum(1.01 * (2 / n**2) * curvature, jnp.finfo(op.dtype).tiny)
 
     def solve_next(carry, mu):
