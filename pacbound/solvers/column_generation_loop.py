@@ -217,7 +217,8 @@ class ColumnGenerationResult(NamedTuple):
       max_violation: the dual certificate ``max(0, max_h sum_k alpha_k y_k h(x_k) - nu)`` over the
         columns not selected.
       iterations: master solves (columns added).
-      master_iterations: first-order steps of all master solves.
+      master_iterations: steps of all master solves (first-order steps for CqBoost and MDBoost,
+        interior-point steps for LPBoost and CG-Boost).
       converged: ``max_violation <= eps`` and every master solve certified its tolerance.
     """
 
