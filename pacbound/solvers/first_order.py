@@ -29,6 +29,20 @@ __all__ = ["SimplexQPResult", "project_simplex_halfspace", "solve_simplex_qp"]
 STALL_ITERATIONS = 300  # float32 solves end when the best gap has not dropped 0.1% so long
 
 
+def counting_stalls(step):
+    """``step`` (on a state with a ``gap``) as a ``lax.while_loop`` body on ``(state, best gap,
+    steps since the best gap last dropped by 0.1%)``, for loops that stop after
+    :data:`STALL_ITERATIONS` such steps; start it from ``(state, state.gap, 0)``."""
+
+    def counted(carry):
+        s, best, stalled = carry
+        s = step(s)
+        better = s.gap < (1 - 1e-3) * best
+        return s, jnp.where(better, s.gap, best), jnp.where(better, 0, stalled + 1)
+
+    return counted
+
+
 def _simplex(z: jax.Array, active: jax.Array) -> jax.Array:
     """Exact projection onto ``{x >= 0, 1^T x = 1, x_j = 0 off active}`` (sort; Held et al.).
 
@@ -299,12 +313,7 @@ def solve_simplex_qp(
         s, _, stalled = carry
         return (s.gap > tolerance(s)) & (s.k < max_iter) & (stalled < stall)
 
-    def step(carry):
-        s, best, stalled = carry
-        s = _fista_step(s, P, c, a, b, active)
-        better = s.gap < (1 - 1e-3) * best
-        return s, jnp.where(better, s.gap, best), jnp.where(better, 0, stalled + 1)
-
+    step = counting_stalls(lambda s: _fista_step(s, P, c, a, b, active))
     s = lax.while_loop(cond, step, (init, gap, 0))[0]
     converged = s.gap <= tolerance(s)
     return SimplexQPResult(s.x, s.beta, s.nu, s.gap, s.k, converged, s.lipschitz)

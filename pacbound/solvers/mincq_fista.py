@@ -37,6 +37,7 @@ from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.projections import box_hyperplane_feasible, box_hyperplane_rank_one_prox
+from pacbound.solvers.first_order import STALL_ITERATIONS, counting_stalls
 from pacbound.solvers.mincq_gap import (
     fused_dot,
     gap_measure,
@@ -48,7 +49,6 @@ from pacbound.solvers.mincq_gap import (
 __all__ = ["MinCqProblem", "MinCqResult", "default_rtol", "solve_mincq"]
 
 PROX_STEPS = 1  # loop-free Newton steps on the prox's dual per FISTA iteration
-STALL_ITERATIONS = 300  # the float32 phase ends when its best gap has not dropped 0.1% so long
 
 
 class MinCqProblem(NamedTuple):
@@ -186,12 +186,7 @@ def _phase(problem: MinCqProblem, mu, start, rtol, atol, max_iter, feasible, sta
         going = (s.k < max_iter) & (stalled < stall)
         return feasible & ((s.gap > tolerance) | off_plane) & going
 
-    def step(carry):
-        s, best, stalled = carry
-        s = _fista_step(s, matvec, gap, b, a, mu)
-        better = s.gap < (1 - 1e-3) * best
-        return s, jnp.where(better, s.gap, best), jnp.where(better, 0, stalled + 1)
-
+    step = counting_stalls(lambda s: _fista_step(s, matvec, gap, b, a, mu))
     s = _restarted(x, matvec(x), lipschitz, multipliers, start[3], gap)
     return lax.while_loop(unconverged, step, (s, s.gap, 0))[0]
 
