@@ -67,6 +67,7 @@ __all__ = [
     "certify",
     "certify_margins",
     "general_loss_bound",
+    "is_quasi_uniform",
     "register_bound",
     "vote_statistics",
 ]
@@ -165,22 +166,23 @@ class BoundSpec(NamedTuple):
     Attributes:
       name: the registry key.
       value: ``value(bound, stats, delta, c) -> R(B_Q) bound`` (``c``: Catoni's constant for a
-        bound with a ``c_grid``, ignored otherwise), pure and differentiable.
+        bound with a ``c_grid``, ignored otherwise), pure and differentiable; it may exceed 1
+        (certificates are clipped at 1, objectives are not).
       reference: paper and theorem.
       family: ``"quasi_uniform"`` when the bound holds only for quasi-uniform posteriors on a
         self-complemented set (laviolette2011 Thm 2), ``None`` for every posterior.
       grid: whether the bound takes a ``c_grid`` (Catoni's constant, union bound over it).
-      trivial_flat: whether the bound is exactly 1 with zero gradient on a region (C-bound
-        forms at ``mu1 <= 0``), where a minimizer should follow another bound.
+      flat: whether ``value`` is the constant 1 on a region (a C-bound form where ``mu1 <= 0``,
+        a bound clipped at 1), where a minimizer must follow another slope.
       default: whether :func:`certify` computes it when no bound is named.
     """
 
     name: str
-    value: Callable[[Bound, VoteStatistics, jax.Array, jax.Array], jax.Array]
+    value: Callable[[Bound, VoteStatistics, jax.Array, jax.Array], jax.Array]  # unclipped
     reference: str
     family: str | None = None
     grid: bool = False
-    trivial_flat: bool = False
+    flat: bool = False
     default: bool = True
 
 
@@ -192,32 +194,28 @@ def register_bound(spec: BoundSpec) -> None:
     BOUNDS[spec.name] = spec
 
 
-def _mv(value: jax.Array) -> jax.Array:
-    """A bound on a probability, clipped to at most 1."""
-    return jnp.minimum(value, 1.0)
-
-
 for _spec in (
     BoundSpec(
         "seeger",
-        lambda b, s, dl, c: _mv(2.0 * bounds.seeger(s.gibbs_risk, s.kl, s.m, dl)),
+        lambda b, s, dl, c: 2.0 * bounds.seeger(s.gibbs_risk, s.kl, s.m, dl),
         "2 x Seeger / Maurer on R(G_Q) (Germain et al. JMLR 2015 eq. 3; R(B_Q) <= 2 R(G_Q))",
     ),
     BoundSpec(
         "pac_bound_0",
-        lambda b, s, dl, c: _mv(bounds.pac_bound_0(s.gibbs_risk, s.kl, s.m, dl)),
+        lambda b, s, dl, c: bounds.pac_bound_0(s.gibbs_risk, s.kl, s.m, dl),
         "PAC-Bound 0, Germain et al. JMLR 2015",
+        flat=True,
     ),
     BoundSpec(
         "catoni",
-        lambda b, s, dl, c: _mv(2.0 * bounds.catoni(s.gibbs_risk, s.kl, s.m, dl, c)),
+        lambda b, s, dl, c: 2.0 * bounds.catoni(s.gibbs_risk, s.kl, s.m, dl, c),
         "2 x germain2009 Theorem 3.1 (Catoni), C over a grid",
         grid=True,
     ),
     BoundSpec(
         "general_loss",
-        lambda b, s, dl, c: _mv(
-            bounds.general_loss(s.loss, s.kl, s.m, dl, c, *_LOSSES[b.loss][1](b.gamma))
+        lambda b, s, dl, c: bounds.general_loss(
+            s.loss, s.kl, s.m, dl, c, *_LOSSES[b.loss][1](b.gamma)
         ),
         "germain2009 Theorem 3.2 (exponential / quadratic loss), C over a grid",
         grid=True,
@@ -225,28 +223,28 @@ for _spec in (
     ),
     BoundSpec(
         "cbound_roy2016",
-        lambda b, s, dl, c: _mv(bounds.cbound_roy2016(s.mu1, s.mu2, s.kl, s.m, dl)),
+        lambda b, s, dl, c: bounds.cbound_roy2016(s.mu1, s.mu2, s.kl, s.m, dl),
         "roy2016 Theorem 2 (C-bound with KL)",
-        trivial_flat=True,
+        flat=True,
     ),
     BoundSpec(
         "pac_bound_1",
-        lambda b, s, dl, c: _mv(bounds.pac_bound_1(s.gibbs_risk, s.disagreement, s.kl, s.m, dl)),
+        lambda b, s, dl, c: bounds.pac_bound_1(s.gibbs_risk, s.disagreement, s.kl, s.m, dl),
         "PAC-Bound 1, Germain et al. JMLR 2015",
-        trivial_flat=True,
+        flat=True,
     ),
     BoundSpec(
         "pac_bound_2",
-        lambda b, s, dl, c: _mv(bounds.pac_bound_2(s.gibbs_risk, s.disagreement, s.kl, s.m, dl)),
+        lambda b, s, dl, c: bounds.pac_bound_2(s.gibbs_risk, s.disagreement, s.kl, s.m, dl),
         "PAC-Bound 2, Germain et al. JMLR 2015",
-        trivial_flat=True,
+        flat=True,
     ),
     BoundSpec(
         "cbound_quasi_uniform",
-        lambda b, s, dl, c: _mv(bounds.cbound_quasi_uniform(s.mu1, s.mu2, s.m, dl)),
+        lambda b, s, dl, c: bounds.cbound_quasi_uniform(s.mu1, s.mu2, s.m, dl),
         "laviolette2011 Theorem 2 (KL-free, quasi-uniform posteriors, m > 8)",
         family="quasi_uniform",
-        trivial_flat=True,
+        flat=True,
     ),
 ):
     register_bound(_spec)
@@ -288,8 +286,8 @@ def vote_statistics(
 
 
 def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Array:
-    """The bound at ``C = exp(log_c)`` clipped to the grid's range (grid bounds, at level
-    ``delta / k``); the objective of the gradient minimizers."""
+    """The bound, unclipped, at ``C = exp(log_c)`` clipped to the grid's range (grid bounds,
+    at level ``delta / k``); the objective of the gradient minimizers."""
     spec, c, level = BOUNDS[bound.name], jnp.nan, delta
     if spec.grid:
         c = jnp.clip(jnp.exp(log_c), jnp.min(bound.c_grid), jnp.max(bound.c_grid))
@@ -298,15 +296,17 @@ def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Ar
 
 
 def certified_value(bound: Bound, stats: VoteStatistics, delta) -> tuple[jax.Array, jax.Array]:
-    """``(bound, C)``: the registered bound at ``delta``; for a grid bound the smallest value
-    over ``c_grid`` at ``delta / k`` and the ``C`` reaching it (``nan`` for the others)."""
+    """``(bound, C)``: the registered bound at ``delta``, clipped to at most 1; for a grid
+    bound the smallest value over ``c_grid`` at ``delta / k`` and the ``C`` reaching it
+    (``nan`` for the others)."""
     spec = BOUNDS[bound.name]
     if not spec.grid:
-        return spec.value(bound, stats, delta, jnp.nan), jnp.full((), jnp.nan, stats.mu1.dtype)
+        value = spec.value(bound, stats, delta, jnp.nan)
+        return jnp.minimum(value, 1.0), jnp.full((), jnp.nan, stats.mu1.dtype)
     level = delta / bound.c_grid.shape[0]
     values = jax.vmap(lambda c: spec.value(bound, stats, level, c))(bound.c_grid)
     best = jnp.argmin(values)
-    return values[best], bound.c_grid[best]
+    return jnp.minimum(values[best], 1.0), bound.c_grid[best]
 
 
 # --------------------------------------------------------------------------- certify
@@ -337,12 +337,12 @@ class Certificate(NamedTuple):
 
 
 class _Posterior(NamedTuple):
-    """A posterior ready to certify: the votes ``V`` ``(m, k)`` it weighs with signed weights
-    ``w`` (the vote is ``V w``), its masses ``q`` and the prior (masses of the same shape, or a
-    uniform prior over ``size >= len(q)`` voters given as ``log_size``)."""
+    """A posterior ready to certify: the votes ``V`` ``(m, k)`` of its voters (their
+    complements too when ``complemented``: ``q`` is then over ``[V, -V]``), its masses ``q``
+    and the prior (masses of ``q``'s shape, or a uniform prior over ``size >= len(q)`` voters
+    given as ``log_size``)."""
 
     votes: Any
-    weights: Any
     q: Any
     prior: Any
     log_size: Any
@@ -355,6 +355,11 @@ _TOLERANCE = 1e-4  # |sum q - 1| accepted before normalizing (float32 learners' 
 def _posterior(posterior: Any, H: Any, prior: Any) -> _Posterior:
     """Read a learner result, or masses over ``H``'s columns or over ``[H, -H]``."""
     if hasattr(posterior, "q") and hasattr(posterior, "weights"):
+        if hasattr(posterior.info, "centers"):
+            raise ValueError(
+                "a Gaussian mixture is not a posterior over a finite voter set: its certificate "
+                "is info.certified (certify_margins with its KL upper bound)"
+            )
         q = jnp.asarray(posterior.q)
         if getattr(posterior, "stumps", None) is not None:
             n_candidates = getattr(posterior.info, "n_candidates", None)
@@ -362,14 +367,12 @@ def _posterior(posterior: Any, H: Any, prior: Any) -> _Posterior:
                 raise ValueError("a matrix-free result must carry info.n_candidates")
             V = posterior.stumps.votes(H, dtype=q.dtype)  # H holds the features X
             log_size = jnp.log(2.0 * jnp.asarray(n_candidates, q.dtype))
-            return _Posterior(V, posterior.weights, q, None, log_size, True)
-        return _Posterior(H, posterior.weights, q, prior, None, True)
+            return _Posterior(V, q, None, log_size, True)
+        return _Posterior(H, q, prior, None, True)
     q = jnp.asarray(posterior)
     n = jnp.shape(H)[1]
-    if q.shape == (2 * n,):
-        return _Posterior(H, q[:n] - q[n:], q, prior, None, True)
-    if q.shape == (n,):
-        return _Posterior(H, q, q, prior, None, False)
+    if q.shape in ((2 * n,), (n,)):
+        return _Posterior(H, q, prior, None, q.shape == (2 * n,))
     raise ValueError(
         f"the posterior has shape {q.shape}; H has {n} voters: give masses over H's {n} "
         f"columns or over the {2 * n} of [H, -H]"
@@ -384,8 +387,9 @@ def _kl(q: jax.Array, prior: jax.Array | None, log_size: jax.Array | None) -> ja
     return jnp.sum(jax.scipy.special.xlogy(q, q)) + log_size
 
 
-def _quasi_uniform(q: jax.Array) -> jax.Array:
-    """``q`` over ``[H, -H]`` with ``Q(h_j) + Q(-h_j) = 1/n`` for every ``j`` (to ``1e-6 / n``)."""
+def is_quasi_uniform(q: jax.Array) -> jax.Array:
+    """Whether ``q`` over ``[H, -H]`` has ``Q(h_j) + Q(-h_j) = 1/n`` for every ``j`` (to
+    ``1e-6 / n``): laviolette2011's quasi-uniform family."""
     n = q.shape[0] // 2
     return jnp.all(jnp.abs(q[:n] + q[n:] - 1.0 / n) <= 1e-6 / n)
 
@@ -413,16 +417,18 @@ def _rows(rows: Any, y: jax.Array) -> jax.Array:
 
 
 @functools.partial(jax.jit, static_argnames=("complemented",))
-def _certify(votes, y, rows, post_weights, q, prior, log_size, delta, bound_list, *, complemented):
+def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, *, complemented):
     dtype = q.dtype
     y = y.astype(dtype)
     rows = _rows(rows, y)
     total = jnp.sum(q)
     valid = (jnp.min(q) >= 0) & (jnp.abs(total - 1) <= _TOLERANCE)
     q = jnp.maximum(q, 0) / total
-    margins = y * (votes.astype(dtype) @ (post_weights / total))
+    n = votes.shape[1]
+    weights = q[:n] - q[n:] if complemented else q
+    margins = y * (votes.astype(dtype) @ weights)
     kl = _kl(q, prior, log_size)
-    quasi = _quasi_uniform(q) & (jnp.sum(rows) > 8) if complemented else jnp.zeros((), bool)
+    quasi = is_quasi_uniform(q) & (jnp.sum(rows) > 8) if complemented else jnp.zeros((), bool)
     return _certificate(margins, rows, kl, valid, quasi, delta, bound_list)
 
 
@@ -467,9 +473,7 @@ def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any) -
 def _requested(bounds_: Sequence[str | Bound] | None, post: _Posterior, m: int):
     """The bounds to compute: the named ones (a family the posterior is outside of raises),
     or every default bound that covers the posterior."""
-    q = np.asarray(post.q, np.float64)
-    n = q.size // 2
-    quasi = post.complemented and m > 8 and bool(np.all(np.abs(q[:n] + q[n:] - 1 / n) <= 1e-6 / n))
+    quasi = post.complemented and m > 8 and bool(is_quasi_uniform(np.asarray(post.q, np.float64)))
     if bounds_ is None:
         names = [n for n in DEFAULT_BOUNDS if BOUNDS[n].family is None or quasi]
         return tuple(as_bound(n) for n in names)
@@ -525,7 +529,7 @@ def certify(
     post = _posterior(posterior, H, prior)
     if post.prior is None and post.log_size is None:  # uniform over the posterior's voters
         post = post._replace(log_size=np.log(np.shape(post.q)[0]))
-    arrays = (post.votes, y, post.weights, post.q, post.prior, delta, sample_weight)
+    arrays = (post.votes, y, post.q, post.prior, delta, sample_weight)
     if not is_concrete(*arrays):
         return _run(
             post, y, sample_weight, delta, tuple(as_bound(b) for b in bounds or DEFAULT_BOUNDS)
@@ -536,7 +540,6 @@ def certify(
     with jax.enable_x64(True):
         post = post._replace(
             votes=np.asarray(post.votes, np.float64),
-            weights=_float64(post.weights),
             q=_float64(post.q),
             prior=_float64(post.prior),
             log_size=_float64(post.log_size),
@@ -551,25 +554,30 @@ def certify_margins(
     bounds: Sequence[str | Bound] | None = None,
     delta: ArrayLike = 0.05,
     sample_weight: ArrayLike | None = None,
+    quasi_uniform: bool = False,
 ) -> Certificate:
-    """The registered bounds from a posterior's margins ``y_i E_{h~Q} h(x_i)`` and an upper
-    bound on its ``KL(Q||P)``, for posteriors that are not masses over a finite voter set (a
-    Gaussian mixture over linear voters, roy2016 §3: every bound increases with ``KL``, so an
-    upper bound on it certifies). Same contract as :func:`certify` (float64 for concrete
-    inputs; quasi-uniform bounds do not apply).
+    """The registered bounds from a posterior's margins ``y_i E_{h~Q} h(x_i)`` and its
+    ``KL(Q||P)`` (or an upper bound on it: every bound increases with ``KL``).
+
+    For posteriors that are not masses over a given voter matrix (a Gaussian mixture over
+    linear voters, roy2016 §3) and for callers that kept the margins rather than the votes
+    (the estimators). Same contract as :func:`certify` (float64 for concrete inputs). A bound
+    of the quasi-uniform family applies only when ``quasi_uniform`` says the posterior is
+    quasi-uniform over a self-complemented set (:func:`is_quasi_uniform`) and ``m > 8``.
     """
     if bounds is None:
-        bounds = [n for n in DEFAULT_BOUNDS if BOUNDS[n].family is None]
+        bounds = [n for n in DEFAULT_BOUNDS if BOUNDS[n].family is None or quasi_uniform]
     chosen = tuple(as_bound(b) for b in bounds)
-    if any(BOUNDS[b.name].family is not None for b in chosen):
-        raise ValueError("bounds of a posterior family (quasi-uniform) need a finite voter set")
+    if not quasi_uniform and any(BOUNDS[b.name].family is not None for b in chosen):
+        raise ValueError("bounds of the quasi-uniform family need a quasi-uniform posterior")
+    quasi = jnp.asarray(quasi_uniform) & (np.shape(margins)[0] > 8)
     if not is_concrete(margins, kl, delta, sample_weight):
         dtype = jnp.result_type(margins, float)
-        out = _certify_margins(margins, sample_weight, kl, delta, _cast(chosen, dtype))
+        out = _certify_margins(margins, sample_weight, kl, quasi, delta, _cast(chosen, dtype))
         return _finish(chosen, out, delta)
     check_delta(delta)
     with jax.enable_x64(True):
-        args = (_float64(margins), _float64(sample_weight), _float64(kl), _float64(delta))
+        args = (_float64(margins), _float64(sample_weight), _float64(kl), quasi, _float64(delta))
         out = _certify_margins(*args, _cast(chosen, jnp.float64))
         return _to_numpy(_finish(chosen, out, delta))
 
@@ -600,7 +608,7 @@ def _to_numpy(cert: Certificate) -> Certificate:
 def _run(post: _Posterior, y: Any, rows: Any, delta: Any, chosen: tuple[Bound, ...]):
     dtype = jnp.result_type(post.q, float)
     out = _certify(
-        post.votes, jnp.asarray(y), rows, post.weights, post.q, post.prior, post.log_size,
+        post.votes, jnp.asarray(y), rows, post.q, post.prior, post.log_size,
         jnp.asarray(delta, dtype), _cast(chosen, dtype), complemented=post.complemented,
     )  # fmt: skip
     return _finish(chosen, out, delta)

@@ -9,13 +9,8 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import erf, ndtr
 
-from pacbound.solvers.direct import (
-    Bound,
-    catoni_bound,
-    certify_posterior,
-    general_loss_bound,
-    minimize_bound,
-)
+from pacbound.certify import Bound, catoni_bound, certify, general_loss_bound
+from pacbound.solvers.direct import minimize_bound
 from pacbound.solvers.gaussian_mixture import (
     minimize_mixture_bound,
     mixture_predict,
@@ -89,41 +84,43 @@ def test_certified_equals_independent_recomputation(bound, posterior):
     H, y = voters()
     Hs = pairs(H)
     res = minimize_bound(
-        bound, H if posterior == "quasi_uniform" else Hs, y, posterior=posterior,
-        optimizer=OPT, steps=STEPS, delta=DELTA,
-    )  # fmt: skip
+        H, y, bound, posterior=posterior, optimizer=OPT, max_iter=STEPS, delta=DELTA
+    )  # over [H, -H] whatever the posterior family
     q = np.asarray(res.q)
     assert q.shape == (12,) and np.isclose(q.sum(), 1) and (q >= 0).all()
+    np.testing.assert_allclose(res.weights, q[:6] - q[6:], atol=1e-15)
     if posterior == "quasi_uniform":
         np.testing.assert_allclose(q[:6] + q[6:], 1 / 6, atol=1e-12)
     expected = reference_bound(bound, Hs, y, q, np.full(12, 1 / 12))
-    np.testing.assert_allclose(res.certified, expected, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose((res.mu1, res.mu2), R.moments(Hs, y, q), atol=1e-12)
-    np.testing.assert_allclose(res.majority_vote_risk, R.mv_risk(Hs, y, q))
-    assert R.mv_risk(Hs, y, q) <= res.certified
-    assert res.certified < (3.0 if isinstance(bound, Bound) else 1.0)  # Thm 3.2 is loose here
-    assert np.isfinite(res.trajectory).all() and res.trajectory[-1] < res.trajectory[0]
+    np.testing.assert_allclose(res.info.certified, min(expected, 1.0), rtol=1e-7, atol=1e-9)
+    stats = certify(res, H, y, bounds=["seeger"]).statistics
+    np.testing.assert_allclose((stats.mu1, stats.mu2), R.moments(Hs, y, q), atol=1e-12)
+    np.testing.assert_allclose(res.info.majority_vote_risk, R.mv_risk(Hs, y, q))
+    assert R.mv_risk(Hs, y, q) <= res.info.certified <= 1.0  # clipped: Thm 3.2 is loose here
+    trajectory = res.info.trajectory
+    assert np.isfinite(trajectory).all() and trajectory[-1] < trajectory[0]
 
 
-def test_certify_posterior_of_mincq_equals_independent_recomputation():
+def test_certify_of_mincq_equals_independent_recomputation():
     H, y = voters()
     Hs = pairs(H)
     q = np.asarray(mincq(H, y, 0.3).q)
     for bound in ("seeger", "cbound_quasi_uniform"):
-        res = certify_posterior(bound, Hs, y, q, delta=DELTA)
+        res = certify(q, H, y, bounds=[bound], delta=DELTA)
         expected = reference_bound(bound, Hs, y, q, np.full(12, 1 / 12))
-        np.testing.assert_allclose(res.certified, expected, rtol=1e-7)
+        np.testing.assert_allclose(res.bounds[bound], expected, rtol=1e-7)
     with pytest.raises(ValueError, match="quasi-uniform"):
-        certify_posterior("cbound_quasi_uniform", Hs, y, np.eye(12)[0])
+        certify(np.eye(12)[0], H, y, bounds=["cbound_quasi_uniform"])
 
 
 def test_seeger_reaches_the_scipy_optimum():
     H, y = voters(m=40, n=5, seed=1, best=0.7)
-    m, n = H.shape
+    m, n = H.shape[0], 2 * H.shape[1]  # the posterior is over [H, -H]
+    Hs = pairs(H)
 
     def f(q):
         q = np.clip(q, 0, None) / np.clip(q, 0, None).sum()
-        mu1, _ = R.moments(H, y, q)
+        mu1, _ = R.moments(Hs, y, q)
         return 2 * R.seeger((1 - mu1) / 2, R.kl_divergence(q, np.full(n, 1 / n)), m, DELTA)
 
     best = min(
@@ -131,53 +128,55 @@ def test_seeger_reaches_the_scipy_optimum():
                  constraints={"type": "eq", "fun": lambda q: q.sum() - 1}).fun
         for q0 in (np.full(n, 1 / n), np.eye(n)[-1] * 0.6 + 0.08)
     )  # fmt: skip
-    res = minimize_bound("seeger", H, y, optimizer=optax.lbfgs(), steps=50)
-    np.testing.assert_allclose(res.certified, best, rtol=1e-10)
+    res = minimize_bound(H, y, "seeger", optimizer=optax.lbfgs(), max_iter=50)
+    np.testing.assert_allclose(res.objective, best, rtol=1e-8)  # the unclipped bound: 1.216
+    assert res.info.certified == min(best, 1.0)  # certificates are clipped at 1
     assert 0.01 < np.asarray(res.q).max() < 0.99  # an interior optimum, not a vertex
 
 
 @pytest.mark.parametrize("bound", ["seeger", "pac_bound_1", catoni_bound(GRID)], ids=NAME)
 def test_no_nan_when_q_concentrates_on_a_perfect_voter_or_risk_is_zero(bound):
     H, y = voters()
-    Hs = pairs(H)
-    Hs[:, 0] = y  # a perfect voter: Q concentrates on it
-    for H_case in (Hs, np.tile(y[:, None], (1, 12))):  # ... and every voter perfect
-        res = minimize_bound(bound, H_case, y, optimizer=OPT, steps=STEPS, delta=DELTA)
-        for leaf in jax.tree_util.tree_leaves(res._replace(c=0.0)):  # c is nan off the grid
+    H[:, 0] = y  # a perfect voter: Q concentrates on it
+    for H_case in (H, np.tile(y[:, None], (1, 6))):  # ... and every voter perfect
+        res = minimize_bound(H_case, y, bound, optimizer=OPT, max_iter=STEPS, delta=DELTA)
+        res = res._replace(info=res.info._replace(c=0.0))  # c is nan off the grid
+        for leaf in jax.tree_util.tree_leaves(res):
             assert not np.isnan(np.asarray(leaf)).any()
-        assert res.majority_vote_risk == 0 and 0 < res.certified < 0.3
+        assert res.info.majority_vote_risk == 0 and 0 < res.info.certified < 0.3
     prior = np.r_[1 - 11e-9, np.full(11, 1e-9)]  # a prior nearly a point mass
-    res = minimize_bound(bound, Hs, y, optimizer=OPT, steps=STEPS, prior=prior)
-    assert np.isfinite(res.certified) and np.isfinite(res.q).all()
+    res = minimize_bound(H, y, bound, optimizer=OPT, max_iter=STEPS, prior=prior)
+    assert np.isfinite(res.info.certified) and np.isfinite(res.q).all()
 
 
 def test_minibatches_estimate_then_certify_on_the_whole_sample_in_float32():
     H, y = voters()
     Hs = pairs(H)
-    full = minimize_bound("seeger", Hs, y, optimizer=OPT, steps=STEPS)
-    H32, y32 = Hs.astype(np.float32), y.astype(np.float32)
-    res = minimize_bound("seeger", H32, y32, optimizer=OPT, steps=STEPS, batch_size=64)
-    assert res.q.dtype == res.certified.dtype == res.trajectory.dtype == jnp.float32
+    full = minimize_bound(H, y, "seeger", optimizer=OPT, max_iter=STEPS)
+    H32, y32 = H.astype(np.float32), y.astype(np.float32)
+    res = minimize_bound(H32, y32, "seeger", optimizer=OPT, max_iter=STEPS, batch_size=64)
+    assert res.q.dtype == res.info.trajectory.dtype == jnp.float32
+    assert res.info.certified.dtype == np.float64  # certificates are float64 at the boundary
     q = np.asarray(res.q, np.float64)
     expected = reference_bound("seeger", Hs, y, q / q.sum(), np.full(12, 1 / 12))
-    np.testing.assert_allclose(res.certified, expected, rtol=1e-5)
-    assert np.isfinite(res.trajectory).all()
-    assert abs(float(res.certified) - float(full.certified)) < 0.02
+    np.testing.assert_allclose(res.info.certified, expected, rtol=1e-9)
+    assert np.isfinite(res.info.trajectory).all()
+    assert abs(float(res.info.certified) - float(full.info.certified)) < 0.02
 
 
 def test_vmap_over_delta_prior_and_seeds_equals_a_loop():
     H, y = voters()
-    Hs, y = pairs(H).astype(np.float32), y.astype(np.float32)
+    H, y = H.astype(np.float32), y.astype(np.float32)
     deltas = jnp.array([0.01, 0.05, 0.2], jnp.float32)
     priors = jnp.asarray(np.random.default_rng(3).dirichlet(np.ones(12), 3), jnp.float32)
     keys = jax.random.split(jax.random.key(1), 3)
 
     def run(delta, prior, key):
         res = minimize_bound(
-            "seeger", Hs, y, optimizer=OPT, steps=STEPS, delta=delta, prior=prior, key=key,
+            H, y, "seeger", optimizer=OPT, max_iter=STEPS, delta=delta, prior=prior, key=key,
             batch_size=64,
         )  # fmt: skip
-        return res.certified, res.q
+        return res.info.certified, res.q
 
     got = jax.vmap(run)(deltas, priors, keys)
     for i in range(3):
@@ -188,12 +187,11 @@ def test_vmap_over_delta_prior_and_seeds_equals_a_loop():
 
 def test_grad_of_certified_bound_wrt_delta_matches_finite_differences():
     H, y = voters()
-    Hs = pairs(H)
 
     def certified(delta):
         return minimize_bound(
-            "pac_bound_1", Hs, y, optimizer=OPT, steps=STEPS, delta=delta
-        ).certified
+            H, y, "pac_bound_1", optimizer=OPT, max_iter=STEPS, delta=delta
+        ).info.certified
 
     g = jax.grad(certified)(0.05)
     h = 1e-5
@@ -208,15 +206,16 @@ def test_grad_of_certified_bound_wrt_delta_matches_finite_differences():
         ({"y": np.r_[np.ones(199), 0.0]}, "labels must be -1 or \\+1"),
         ({"delta": 0.0}, "delta must be finite and lie in \\(0, 1\\]"),
         ({"delta": 1.5}, "delta must be finite and lie in \\(0, 1\\]"),
-        ({"steps": 0}, "steps must be"),
+        ({"max_iter": 0}, "max_iter must be"),
         ({"H": np.full((200, 6), np.nan)}, "NaN or inf"),
         ({"H": np.full((200, 6), 2.0)}, "\\[-1, 1\\]"),
         ({"H": np.ones(200)}, "2-D"),
         ({"bound": "nope"}, "unknown bound"),
         ({"bound": "cbound_quasi_uniform"}, "quasi_uniform"),
         ({"posterior": "dirichlet"}, "posterior must be"),
-        ({"prior": np.ones(5) / 5}, "prior must have shape"),
-        ({"prior": np.r_[0.0, np.ones(5) / 5]}, "positive masses"),
+        ({"prior": np.ones(6) / 6}, "prior must have shape"),
+        ({"prior": np.r_[0.0, np.ones(11) / 11]}, "positive masses"),
+        ({"sample_weight": -np.ones(200)}, "sample_weight"),
         ({"batch_size": 0}, "batch_size"),
         ({"bound": Bound("general_loss", "cubic", 1.0, GRID)}, "loss in"),
     ],
@@ -225,7 +224,7 @@ def test_invalid_inputs_are_refused(kwargs, message):
     H, y = voters()
     args = {"bound": "seeger", "H": H, "y": y, **kwargs}
     with pytest.raises(ValueError, match=message):
-        minimize_bound(args.pop("bound"), args.pop("H"), args.pop("y"), **args)
+        minimize_bound(args.pop("H"), args.pop("y"), args.pop("bound"), **args)
 
 
 # ------------------------------------------------------------------ Gaussian mixtures
@@ -267,26 +266,28 @@ def test_mixture_votes_equal_the_gaussian_expectation_by_monte_carlo(voters_kind
 def test_mixture_certificate_equals_independent_recomputation(voters_kind):
     Phi, y = gaussian_problem()
     res = minimize_mixture_bound(
-        "cbound_roy2016", Phi, y, n_components=4, voters=voters_kind, optimizer=OPT, steps=STEPS
+        Phi, y, "cbound_roy2016", 4, voters=voters_kind, optimizer=OPT, max_iter=STEPS
     )
-    W, q = np.asarray(res.centers), np.asarray(res.weights)
+    W, q = np.asarray(res.info.centers), np.asarray(res.weights)
     margins = y * reference_votes(W, q, Phi, voters_kind)
     mu1, mu2 = margins.mean(), (margins**2).mean()
     kl = 0.5 * sum(q[i] * W[i] @ W[i] for i in range(4))
     expected = R.cbound_roy2016(mu1, mu2, kl, len(y), DELTA)
-    np.testing.assert_allclose(res.certified, expected, rtol=1e-7)
-    np.testing.assert_allclose(res.kl, kl, rtol=1e-12)
+    np.testing.assert_allclose(res.info.certified, expected, rtol=1e-7)
+    np.testing.assert_allclose(res.info.kl, kl, rtol=1e-12)
     mv = np.mean(margins <= 0)
-    assert mv <= res.certified < 0.8 and np.isfinite(res.trajectory).all()
+    assert mv <= res.info.certified < 0.8 and np.isfinite(res.info.trajectory).all()
+    with pytest.raises(ValueError, match="Gaussian mixture"):
+        certify(res, Phi, y)
     assert np.mean(np.asarray(mixture_predict(W, q, Phi, voters_kind)) != y) == pytest.approx(mv)
 
 
 def mixture_certified(delta, center):
     Phi, y = gaussian_problem()
     return minimize_mixture_bound(
-        "cbound_roy2016", Phi, y, n_components=4, optimizer=OPT, steps=STEPS, delta=delta,
+        Phi, y, "cbound_roy2016", 4, optimizer=OPT, max_iter=STEPS, delta=delta,
         prior_center=center,
-    ).certified  # fmt: skip
+    ).info.certified  # fmt: skip
 
 
 def test_mixture_vmaps_over_delta_and_prior_center():

@@ -54,25 +54,25 @@ def test_matches_reference_sweep_by_sweep(loss, relaxation):
     H, y = _problem()
     for C, gamma in SETTINGS[loss]:
         res = kl_coordinate_descent(H, y, C, gamma, loss=loss, relaxation=relaxation, key=KEY,
-                                    epsilon=1e-12, max_sweeps=400)  # fmt: skip
+                                    tol=1e-12, max_iter=400)  # fmt: skip
         # eq. 17's C'' is C / n when the l2 term is read as eq. 16's bound n ||w||^2 on KL
         C_ref = C / N if relaxation == "l2" else C
         scale = N if relaxation == "l2" else 1.0
         ref = kl_coordinate_descent_reference(H, y, C_ref, gamma, loss, _orders(400), eps=1e-12,
                                               relaxation=relaxation)  # fmt: skip
-        sweeps = int(res.sweeps)
+        sweeps = int(res.steps)
         assert bool(res.converged) and ref["converged"]
         assert sweeps == ref["n_sweeps"]
-        np.testing.assert_allclose(res.w, ref["w"], rtol=0, atol=1e-12 / N)
+        np.testing.assert_allclose(res.weights, ref["w"], rtol=0, atol=1e-12 / N)
         np.testing.assert_allclose(res.q, ref["q"], rtol=0, atol=1e-12)
-        np.testing.assert_allclose(res.objectives[:sweeps], scale * ref["sweep_objectives"],
+        np.testing.assert_allclose(res.info.objectives[:sweeps], scale * ref["sweep_objectives"],
                                    rtol=1e-11)  # fmt: skip
-        assert np.all(np.isnan(np.asarray(res.objectives[sweeps:])))
+        assert np.all(np.isnan(np.asarray(res.info.objectives[sweeps:])))
         assert float(res.objective) == pytest.approx(scale * ref["objective"], rel=1e-11)
         # the paper's monotone decrease: exact coordinate minimization never increases f
-        full = np.concatenate([[C * M], np.asarray(res.objectives[:sweeps])])
+        full = np.concatenate([[C * M], np.asarray(res.info.objectives[:sweeps])])
         assert np.all(np.diff(full) <= 1e-12 * full[1:])
-        assert np.all(np.abs(np.asarray(res.w)) <= 1.0 / N)
+        assert np.all(np.abs(np.asarray(res.weights)) <= 1.0 / N)
 
 
 @pytest.mark.parametrize("loss", ["quadratic", "exponential"])
@@ -88,17 +88,17 @@ def test_objective_and_bound_of_theorem_3_2(loss):
     c_a, k_bar = float(c_a), float(k_bar)
     c_prime = 2 * c_a * k_bar * C
     points = []
-    for epsilon in (3e-2, 1e-3, 1e-12):  # traced: three stopping points, one compilation
-        res = kl_coordinate_descent(H, y, C, gamma, loss=loss, key=KEY, epsilon=epsilon,
-                                    max_sweeps=400)  # fmt: skip
-        f = regularized_objective(H, y, res.w, C, gamma, loss=loss)
+    for tol in (3e-2, 1e-3, 1e-12):  # traced: three stopping points, one compilation
+        res = kl_coordinate_descent(H, y, C, gamma, loss=loss, key=KEY, tol=tol,
+                                    max_iter=400)  # fmt: skip
+        f = regularized_objective(H, y, res.weights, C, gamma, loss=loss)
         assert float(res.objective) == pytest.approx(float(f), rel=1e-12)
-        margin = y * (H @ np.asarray(res.w))
+        margin = y * (H @ np.asarray(res.weights))
         zeta = (margin / gamma - 1) ** 2 if loss == "quadratic" else np.exp(-margin / gamma)
-        kl = float(quasi_uniform_kl(res.w))
+        kl = float(quasi_uniform_kl(res.weights))
         expected = general_loss(zeta.mean(), kl, M, 0.05, c_prime, c_a, k_bar)
-        assert float(res.bound) == pytest.approx(float(expected), rel=1e-12)
-        points.append((float(f), float(res.bound)))
+        assert float(res.info.bound) == pytest.approx(float(expected), rel=1e-12)
+        points.append((float(f), float(res.info.bound)))
     (f1, b1), (f2, b2), (f3, b3) = points
     assert f3 < f2 < f1 and b3 < b2 < b1
     slope = c_prime / -np.expm1(-c_prime) * 2 * c_a * k_bar / (M * c_prime)
@@ -109,10 +109,10 @@ def test_objective_and_bound_of_theorem_3_2(loss):
 
 def test_real_valued_voters_quadratic_loss():
     H, y = _problem(2, real_valued=True)
-    res = kl_ql(H, y, 0.3, 0.4, key=KEY, epsilon=1e-12, max_sweeps=400)
+    res = kl_ql(H, y, 0.3, 0.4, key=KEY, tol=1e-12, max_iter=400)
     ref = kl_coordinate_descent_reference(H, y, 0.3, 0.4, "quadratic", _orders(400), eps=1e-12)
-    np.testing.assert_allclose(res.w, ref["w"], rtol=0, atol=1e-12 / N)
-    assert int(res.sweeps) == ref["n_sweeps"]
+    np.testing.assert_allclose(res.weights, ref["w"], rtol=0, atol=1e-12 / N)
+    assert int(res.steps) == ref["n_sweeps"]
 
 
 def test_vmap_over_hyperparameters_equals_jit_without_recompiling():
@@ -120,18 +120,18 @@ def test_vmap_over_hyperparameters_equals_jit_without_recompiling():
     Cs, gammas = jnp.array([0.05, 0.5, 3.0]), jnp.array([0.2, 0.5, 1.0])
 
     def run(C, gamma, **kwargs):
-        return kl_el(H, y, C, gamma, **{"key": KEY, "epsilon": 1e-10, "max_sweeps": 400, **kwargs})
+        return kl_el(H, y, C, gamma, **{"key": KEY, "tol": 1e-10, "max_iter": 400, **kwargs})
 
     batched = jax.vmap(run)(Cs, gammas)
     compiled = None
     for i in range(3):
         single = run(float(Cs[i]), float(gammas[i]))
         compiled = compiled or klcd._solve._cache_size()
-        np.testing.assert_allclose(batched.w[i], single.w, rtol=0, atol=1e-14)
-        np.testing.assert_allclose(batched.objectives[i], single.objectives, rtol=1e-13)
-        assert int(batched.sweeps[i]) == int(single.sweeps)
-        assert float(batched.bound[i]) == pytest.approx(float(single.bound), rel=1e-12)
-    run(7.0, 0.3, key=jax.random.key(9), epsilon=1e-7, delta=0.1)
+        np.testing.assert_allclose(batched.weights[i], single.weights, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(batched.info.objectives[i], single.info.objectives, rtol=1e-13)
+        assert int(batched.steps[i]) == int(single.steps)
+        assert float(batched.info.bound[i]) == pytest.approx(float(single.info.bound), rel=1e-12)
+    run(7.0, 0.3, key=jax.random.key(9), tol=1e-7, delta=0.1)
     assert klcd._solve._cache_size() == compiled  # new values, same program
 
 
@@ -139,14 +139,14 @@ def test_vmap_over_hyperparameters_equals_jit_without_recompiling():
 def test_float32(loss):
     H, y = _problem()
     C, gamma = SETTINGS[loss][1]
-    r64 = kl_coordinate_descent(H, y, C, gamma, loss=loss, key=KEY, epsilon=1e-12, max_sweeps=400)
+    r64 = kl_coordinate_descent(H, y, C, gamma, loss=loss, key=KEY, tol=1e-12, max_iter=400)
     r32 = kl_coordinate_descent(H.astype(np.float32), y.astype(np.float32), C, gamma, loss=loss,
-                                key=KEY, epsilon=1e-7, max_sweeps=400)  # fmt: skip
-    assert r32.w.dtype == jnp.float32 and r32.bound.dtype == jnp.float32
+                                key=KEY, tol=1e-7, max_iter=400)  # fmt: skip
+    assert r32.weights.dtype == jnp.float32 and r32.info.bound.dtype == jnp.float32
     assert bool(r32.converged)
-    np.testing.assert_allclose(r32.w, r64.w, rtol=0, atol=2e-5 / N)
+    np.testing.assert_allclose(r32.weights, r64.weights, rtol=0, atol=2e-5 / N)
     assert float(r32.objective) == pytest.approx(float(r64.objective), rel=1e-5)
-    assert np.all(np.abs(np.asarray(r32.w, np.float64)) <= 1.0 / np.float32(N))
+    assert np.all(np.abs(np.asarray(r32.weights, np.float64)) <= 1.0 / np.float32(N))
 
 
 def test_coordinate_minimizer_is_exact_in_extreme_regimes():
@@ -173,8 +173,8 @@ def test_coordinate_minimizer_is_exact_in_extreme_regimes():
 
 def test_box_clipping_and_pair_order():
     H, y = _problem()
-    res = kl_coordinate_descent(H, y, 0.05, 0.5, relaxation="l1", epsilon=1e-12, max_sweeps=400)
-    w = np.asarray(res.w)
+    res = kl_coordinate_descent(H, y, 0.05, 0.5, relaxation="l1", tol=1e-12, max_iter=400)
+    w = np.asarray(res.weights)
     assert np.any(np.abs(w) == 1.0 / N)  # steps 6-7 hit the box exactly
     assert np.any(w == 0.0)  # and l1 zeroes weak voters
     assert np.array_equal(np.asarray(pair_order(None, 5, N)), np.arange(N))
@@ -190,22 +190,22 @@ def test_sample_weight_scales_the_loss_and_masks_equal_slicing(loss):
     C, gamma = SETTINGS[loss][1]
     v = np.random.default_rng(5).integers(0, 3, M).astype(float)
     rep, keep = np.repeat(np.arange(M), v.astype(int)), v > 0
-    kwargs = {"loss": loss, "key": KEY, "epsilon": 1e-12, "max_sweeps": 400}
+    kwargs = {"loss": loss, "key": KEY, "tol": 1e-12, "max_iter": 400}
     res = kl_coordinate_descent(H, y, C, gamma, sample_weight=v, **kwargs)
     C_rep = C * keep.sum() / v.sum()
     ref = kl_coordinate_descent_reference(H[rep], y[rep], C_rep, gamma, loss, _orders(400),
                                           eps=1e-12)  # fmt: skip
-    np.testing.assert_allclose(res.w, ref["w"], rtol=0, atol=1e-12 / N)
+    np.testing.assert_allclose(res.weights, ref["w"], rtol=0, atol=1e-12 / N)
     assert float(res.objective) == pytest.approx(ref["objective"], rel=1e-11)
-    f = regularized_objective(H, y, res.w, C, gamma, loss=loss, sample_weight=v)
+    f = regularized_objective(H, y, res.weights, C, gamma, loss=loss, sample_weight=v)
     assert float(res.objective) == pytest.approx(float(f), rel=1e-12)
 
     masked = kl_coordinate_descent(H, y, C, gamma, sample_weight=2.0 * keep, **kwargs)
     sliced = kl_coordinate_descent(H[keep], y[keep], C, gamma, **kwargs)
-    np.testing.assert_allclose(masked.w, sliced.w, rtol=0, atol=1e-14)
-    assert int(masked.sweeps) == int(sliced.sweeps)
+    np.testing.assert_allclose(masked.weights, sliced.weights, rtol=0, atol=1e-14)
+    assert int(masked.steps) == int(sliced.steps)
     assert float(masked.objective) == pytest.approx(float(sliced.objective), rel=1e-12)
-    assert float(masked.bound) == pytest.approx(float(sliced.bound), rel=1e-12)
+    assert float(masked.info.bound) == pytest.approx(float(sliced.info.bound), rel=1e-12)
 
 
 def test_vmap_over_fold_masks_equals_single_runs():
@@ -213,13 +213,13 @@ def test_vmap_over_fold_masks_equals_single_runs():
     folds = (np.arange(M)[None, :] % 3 != np.arange(3)[:, None]).astype(float)
 
     def run(v):
-        return kl_ql(H, y, 0.5, 0.3, key=KEY, epsilon=1e-10, max_sweeps=400, sample_weight=v)
+        return kl_ql(H, y, 0.5, 0.3, key=KEY, tol=1e-10, max_iter=400, sample_weight=v)
 
     batched = jax.vmap(run)(folds)
     for i in range(3):
         single = run(folds[i])
-        np.testing.assert_allclose(batched.w[i], single.w, rtol=0, atol=1e-14)
-        assert float(batched.bound[i]) == pytest.approx(float(single.bound), rel=1e-12)
+        np.testing.assert_allclose(batched.weights[i], single.weights, rtol=0, atol=1e-14)
+        assert float(batched.info.bound[i]) == pytest.approx(float(single.info.bound), rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -231,11 +231,11 @@ def test_vmap_over_fold_masks_equals_single_runs():
         ({"H": np.full((M, N), 0.5), "loss": "exponential"}, "-1, 0"),
         ({"C": 0.0}, r"C must be finite and lie in \(0, inf\)"),
         ({"gamma": -1.0}, r"gamma must be finite and lie in \(0, inf\)"),
-        ({"epsilon": -1.0}, "epsilon"),
+        ({"tol": -1.0}, "tol"),
         ({"delta": 0.0}, "delta"),
         ({"loss": "hinge"}, "loss must be"),
         ({"relaxation": "l3"}, "relaxation"),
-        ({"max_sweeps": 0}, "max_sweeps"),
+        ({"max_iter": 0}, "max_iter"),
         ({"sample_weight": -np.ones(M)}, "sample_weight"),
         ({"sample_weight": np.ones(M - 1)}, "sample_weight"),
     ],

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from pacbound.solvers.candidates import split_index
+
 __all__ = [
     "plot_bound_vs_delta",
     "plot_compare",
@@ -64,16 +66,17 @@ def _lines(x, curves: Mapping[str, Any], xlabel: str, ylabel: str, *, logx: bool
 def prefix_risks(H: Any, y: Any, selected: Any, alphas: Any) -> np.ndarray:
     """Zero-one risk on ``(H, y)`` of every prefix of a boosting run.
 
-    Round ``t``'s vote is ``sum_{s <= t} alphas[s] H[:, selected[s]]`` (CB-Boost's
-    ``selected`` / ``alphas``, AdaBoost's too); idle rounds (``selected = -1``) add nothing. A
-    tie (vote 0) counts as an error.
+    Round ``t``'s vote is ``sum_{s <= t} alphas[s] c_s`` with ``c_s`` the column
+    ``selected[s]`` of ``[H, -H]`` (a boosting learner's ``info.selected`` / ``info.alphas``);
+    idle rounds (``selected = -1``) add nothing. A tie (vote 0) counts as an error.
 
     Returns:
       ``(T,)`` risks.
     """
     H, y = np.asarray(H, dtype=float), np.asarray(y, dtype=float)
-    selected, alphas = np.asarray(selected), np.asarray(alphas, dtype=float)
-    steps = np.where(selected[:, None] >= 0, alphas[:, None] * H[:, selected].T, 0.0)
+    base, sign = (np.asarray(a) for a in split_index(np.asarray(selected), H.shape[1]))
+    alphas = np.asarray(alphas, dtype=float)
+    steps = (sign * alphas)[:, None] * H[:, base].T
     votes = np.cumsum(steps, axis=0)
     return np.mean(y[None, :] * votes <= 0, axis=1)
 

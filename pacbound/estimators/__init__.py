@@ -1,44 +1,36 @@
-"""scikit-learn classifiers over the learners of :mod:`pacbound.solvers`.
+"""scikit-learn classifiers over the learners of :mod:`pacbound.solvers` (the ``sklearn``
+extra).
 
-Each class maps its hyperparameters to one solver call; the shared base
-(:class:`MajorityVoteClassifier`) validates the input, maps any two labels to ``±1``
-(``classes_[1]`` is ``+1``), fits the voters (``voters="stumps"`` with ``n_stumps``
-thresholds per feature, ``"rbf"``, or a voter set object such as :class:`StumpVoters` /
-:class:`RBFVoters` or your own with ``fit(X, y)`` and ``votes(X)``), predicts with the sign of
-the weighted vote, certifies it (``bound(kind, delta)``) and saves / loads it (``.npz`` with
-JSON metadata, no pickle). The posterior ``posterior_`` is over the ``2n`` columns of the
-self-complemented set ``[H, -H]`` of the ``n`` fitted voters.
+* :mod:`~pacbound.estimators.classifiers`: one classifier per learner, :data:`ESTIMATORS`
+  mapping short names to them;
+* :mod:`~pacbound.estimators.base`: :class:`MajorityVoteClassifier` (validation, voters,
+  prediction, certificates, save / load);
+* :mod:`~pacbound.estimators.voter_sets`: :class:`StumpVoters`, :class:`RBFVoters`.
 
-Numeric hyperparameters reach the jitted solvers as traced arrays: refitting with another
-``mu``, ``C``, ``lam``, ... on data of the same shape does not recompile; sizes (``n_rounds``,
-``max_columns``, ``steps``, ``max_sweeps``) and string options are static. Every learner but
-:class:`BoundMinimizerClassifier` accepts ``fit(X, y, sample_weight=...)``; a zero weight
-removes an example (from the voters' fit too).
+Example::
 
-Example:
-  >>> from pacbound.estimators import CBBoostClassifier  # doctest: +SKIP
-  >>> clf = CBBoostClassifier(n_rounds=50).fit(X_train, y_train)  # doctest: +SKIP
-  >>> clf.score(X_test, y_test), clf.bound("cbound_roy2016", delta=0.05)  # doctest: +SKIP
+    from pacbound.estimators import CBBoostClassifier
+
+    clf = CBBoostClassifier(n_rounds=50).fit(X_train, y_train)
+    clf.score(X_test, y_test), clf.bound("cbound_roy2016", delta=0.05)
 """
 
-from __future__ import annotations
-
-import functools
-
-import jax
-import jax.numpy as jnp
-import numpy as np
-import optax
-
-from pacbound import solvers
-from pacbound.estimators.base import (
-    BOUND_KINDS,
-    MajorityVoteClassifier,
-    RBFVoters,
-    StumpVoters,
-    TrainingStats,
+from pacbound.estimators.base import BOUND_KINDS, MajorityVoteClassifier, TrainingStats
+from pacbound.estimators.classifiers import (
+    ESTIMATORS,
+    AdaBoostClassifier,
+    BoundMinimizerClassifier,
+    CBBoostClassifier,
+    CGBoostClassifier,
+    CqBoostClassifier,
+    GBCBBoostClassifier,
+    KLBoostClassifier,
+    LPBoostClassifier,
+    MDBoostClassifier,
+    MinCqClassifier,
+    VEBBoostClassifier,
 )
-from pacbound.voters import self_complemented
+from pacbound.estimators.voter_sets import RBFVoters, StumpVoters
 
 __all__ = [
     "BOUND_KINDS",
@@ -59,219 +51,3 @@ __all__ = [
     "TrainingStats",
     "VEBBoostClassifier",
 ]
-
-
-# ------------------------------------------------------------ the C-bound learners
-class MinCqClassifier(MajorityVoteClassifier):
-    """MinCq (laviolette2011 Program 1): the quasi-uniform posterior with first margin moment
-    ``mu`` and the smallest second moment (:func:`pacbound.solvers.mincq`); ``mu`` above the
-    largest realizable one is refused with a ``ValueError`` naming it. Fitted: ``n_iter_``
-    FISTA iterations and ``converged_`` (the certified duality gap met before ``max_iter``)."""
-
-    def __init__(self, mu=0.05, *, voters="stumps", n_stumps=10, max_iter=50_000):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        result = solvers.mincq(H, y, self.mu, sample_weight=w, max_iter=self.max_iter)
-        self.n_iter_, self.converged_ = int(result.iterations), bool(result.converged)
-        return result.q
-
-
-class CqBoostClassifier(MajorityVoteClassifier):
-    """CqBoost (roy2016 Algorithm 1): column generation minimizing the C-bound at first margin
-    moment ``mu`` (:func:`pacbound.solvers.cqboost`); ``eps`` stops it, ``max_columns`` caps it."""
-
-    def __init__(self, mu=0.05, eps=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        H = self_complemented(H)
-        return solvers.cqboost(H, y, self.mu, self.eps, self.max_columns, sample_weight=w).q
-
-
-class _Boosting(MajorityVoteClassifier):
-    """A learner that adds one weighted column of ``[H, -H]`` per round: its vote after ``t``
-    rounds is the prefix ``sum_{s <= t} alpha_s h_{j_s}``, so one fit of ``T`` rounds holds every
-    shorter one (``staged_decision_function``, as scikit-learn's boosting estimators).
-
-    Fitted attributes: ``selected_`` ``(T,)`` the column of ``[H, -H]`` added each round (``-1``:
-    none) and ``alphas_`` ``(T,)`` its weight."""
-
-    _fitted_arrays = ("selected_", "alphas_")
-
-    def _rounds(self, result):
-        self.selected_, self.alphas_ = np.asarray(result.selected), np.asarray(result.alphas)
-        return result.q
-
-    def staged_decision_function(self, X):
-        """Yield the vote on ``X`` after each round, ``1`` to ``n_rounds``, normalized as
-        :meth:`decision_function` (the last one equals it); ``> 0`` predicts ``classes_[1]``."""
-        H = np.asarray(self_complemented(self._votes_on(X)), np.float64)
-        used = self.selected_ >= 0
-        alphas = np.where(used, self.alphas_, 0.0)
-        votes = np.cumsum(H[:, np.where(used, self.selected_, 0)] * alphas, axis=1)
-        totals = np.cumsum(alphas)
-        yield from (votes / np.where(totals > 0, totals, 1)).T
-
-
-class CBBoostClassifier(_Boosting):
-    """CB-Boost (bauvin2020 Algorithm 1): ``n_rounds`` greedy C-bound steps in closed form
-    (:func:`pacbound.solvers.cbboost`)."""
-
-    _solver = staticmethod(solvers.cbboost)
-
-    def __init__(self, n_rounds=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return self._rounds(self._solver(self_complemented(H), y, self.n_rounds, sample_weight=w))
-
-
-class GBCBBoostClassifier(CBBoostClassifier):
-    """GB-CB-Boost (bauvin2020 §3.2): CB-Boost along the C-bound's steepest direction."""
-
-    _solver = staticmethod(solvers.gbcbboost)
-
-
-class KLBoostClassifier(MajorityVoteClassifier):
-    """KL-regularized coordinate descent (germain2009 Algorithm 1): KL-QL
-    (``loss="quadratic"``) or KL-EL (``"exponential"``), weight ``C`` on the loss of margin
-    scale ``gamma`` (:func:`pacbound.solvers.kl_coordinate_descent`). ``random_state`` seeds the
-    order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps run and
-    ``converged_`` (``False`` when ``max_sweeps`` stopped it; large ``C`` with small ``gamma``
-    may need more)."""
-
-    def __init__(
-        self, C=1.0, gamma=1.0, *, loss="quadratic", relaxation="kl", epsilon=1e-6,
-        max_sweeps=1000, random_state=None, voters="stumps", n_stumps=10,
-    ):  # fmt: skip
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        key = None if self.random_state is None else jax.random.key(self.random_state)
-        result = solvers.kl_coordinate_descent(
-            H, y, self.C, self.gamma, loss=self.loss, relaxation=self.relaxation, key=key,
-            epsilon=self.epsilon, max_sweeps=self.max_sweeps, sample_weight=w,
-        )  # fmt: skip
-        self.n_iter_, self.converged_ = int(result.sweeps), bool(result.converged)
-        return result.q
-
-
-class VEBBoostClassifier(MajorityVoteClassifier):
-    """VEB-Boost (Shivaswamy & Jebara, Fig. 1): boosting with a variance penalty ``lam`` in
-    ``[0, 1]`` (:func:`pacbound.solvers.vebboost`); binary voters only."""
-
-    _needs_binary_votes = True
-
-    def __init__(self, lam=0.5, n_rounds=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return solvers.vebboost(self_complemented(H), y, self.lam, self.n_rounds, sample_weight=w).q
-
-
-@functools.cache
-def _adam(learning_rate: float) -> optax.GradientTransformation:
-    """One optimizer object per learning rate, so refits reuse the compiled scan."""
-    return optax.adam(learning_rate)
-
-
-class BoundMinimizerClassifier(MajorityVoteClassifier):
-    """Gradient minimization of a PAC-Bayes bound over the posterior
-    (:func:`pacbound.solvers.minimize_bound`): ``steps`` Adam steps on the bound named
-    ``objective`` at ``delta``, over a ``"softmax"`` or ``"quasi_uniform"`` posterior on
-    ``[H, -H]``. ``delta`` is traced; a new ``learning_rate`` compiles once more. (The
-    parameter is not called ``bound``: that is the certificate method of every estimator.)"""
-
-    def __init__(
-        self, objective="pac_bound_2", delta=0.05, steps=500, learning_rate=0.05, *,
-        posterior="softmax", voters="stumps", n_stumps=10,
-    ):  # fmt: skip
-        self._set_params(locals())
-
-    def fit(self, X, y):
-        """Fit on ``X`` ``(m, d)`` and binary labels ``y`` (no example weights: the bound is on
-        the unweighted sample)."""
-        return self._fit(X, y)
-
-    def _solve(self, H, y, w):
-        votes = self_complemented(H) if self.posterior == "softmax" else H
-        optimizer = _adam(float(self.learning_rate))
-        return solvers.minimize_bound(
-            self.objective, votes, y, posterior=self.posterior, optimizer=optimizer,
-            steps=self.steps, delta=jnp.asarray(self.delta, votes.dtype),
-        ).q  # fmt: skip
-
-
-# ------------------------------------------------------------------------ baselines
-class AdaBoostClassifier(_Boosting):
-    """Discrete AdaBoost for ``n_rounds`` rounds (:func:`pacbound.solvers.adaboost`); binary
-    voters only."""
-
-    _needs_binary_votes = True
-
-    def __init__(self, n_rounds=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return self._rounds(
-            solvers.adaboost(self_complemented(H), y, self.n_rounds, sample_weight=w)
-        )
-
-
-class _ColumnGeneration(MajorityVoteClassifier):
-    """A roy2016 §6 baseline by column generation: ``solvers.<_solver>(H, y, <_trade_off>,
-    eps, max_columns, sample_weight=w)`` on ``[H, -H]``."""
-
-    _solver_name: str
-    _trade_off: str
-
-    def _solve(self, H, y, w):
-        solver = getattr(solvers, self._solver_name)
-        value = getattr(self, self._trade_off)
-        return solver(self_complemented(H), y, value, self.eps, self.max_columns, sample_weight=w).q
-
-
-class MDBoostClassifier(_ColumnGeneration):
-    """MDBoost (roy2016 §6): margin mean against variance, trade-off ``D``
-    (:func:`pacbound.solvers.mdboost`)."""
-
-    _solver_name, _trade_off = "mdboost", "D"
-
-    def __init__(self, D=10.0, eps=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-
-class LPBoostClassifier(_ColumnGeneration):
-    """LPBoost (roy2016 §6): the L1 soft-margin LP, slack penalty ``C``
-    (:func:`pacbound.solvers.lpboost`)."""
-
-    _solver_name, _trade_off = "lpboost", "C"
-
-    def __init__(self, C=1.0, eps=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-
-class CGBoostClassifier(_ColumnGeneration):
-    """CG-Boost (roy2016 §6): the L2 soft-margin QP, slack penalty ``C``
-    (:func:`pacbound.solvers.cgboost`)."""
-
-    _solver_name, _trade_off = "cgboost", "C"
-
-    def __init__(self, C=1.0, eps=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-
-ESTIMATORS: dict[str, type[MajorityVoteClassifier]] = {
-    "mincq": MinCqClassifier,
-    "cqboost": CqBoostClassifier,
-    "cbboost": CBBoostClassifier,
-    "gbcbboost": GBCBBoostClassifier,
-    "klboost": KLBoostClassifier,
-    "vebboost": VEBBoostClassifier,
-    "bound": BoundMinimizerClassifier,
-    "adaboost": AdaBoostClassifier,
-    "mdboost": MDBoostClassifier,
-    "lpboost": LPBoostClassifier,
-    "cgboost": CGBoostClassifier,
-}

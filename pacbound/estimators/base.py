@@ -1,38 +1,33 @@
 """The machinery shared by :mod:`pacbound.estimators`: the base classifier, save and load.
 
-Not public API: import the estimators and voter sets (:mod:`pacbound.estimators.voter_sets`) from
-:mod:`pacbound.estimators`.
+Import the estimators and voter sets from :mod:`pacbound.estimators`.
 
 :class:`MajorityVoteClassifier` validates the input (scikit-learn's checks, plus binary labels
-mapped to ``±1``), fits a voter set, asks its subclass for a posterior ``Q`` over the
-self-complemented voters ``[H, -H]`` (roy2016 §7), predicts with the sign of the vote
-``H (Q_+ - Q_-)`` and certifies ``Q`` on the training sample with the bounds of
-:mod:`pacbound.bounds` (uniform prior over the ``2n`` columns). ``save`` / ``load`` write one
-``.npz`` file holding the arrays and a JSON metadata string (no pickle).
+mapped to ``±1``), fits a voter set, asks its subclass to run a learner of
+:mod:`pacbound.solvers` (the learner protocol: a :class:`~pacbound.solvers.LearnerResult`
+whose posterior ``Q`` is over the self-complemented voters ``[H, -H]``), predicts with the
+sign of the vote ``H (Q_+ - Q_-)`` and certifies ``Q`` on the training sample with the bound
+registry (:func:`pacbound.certify.certify_margins`; uniform prior over the ``2n`` columns).
+``save`` / ``load`` write one ``.npz`` file holding the arrays and a JSON metadata string (no
+pickle).
 """
 
 from __future__ import annotations
 
 import json
 import time
+import warnings
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pacbound.estimators.voter_sets import (
-    _VOTER_SETS,
-    RBFVoters,
-    StumpVoters,
-    _float_dtype,
-    _voter_set,
-)
-from pacbound.solvers.bound_objective import BoundStats, as_bound, certify
-from pacbound.validation import check_sample_weight, check_votes
+from pacbound.certify import certify_margins, is_quasi_uniform
+from pacbound.estimators.voter_sets import VOTER_SETS, RBFVoters, StumpVoters, voter_set
+from pacbound.validation import check_delta, check_sample_weight, check_votes
 
 __all__ = ["BOUND_KINDS", "MajorityVoteClassifier", "RBFVoters", "StumpVoters", "TrainingStats"]
 
@@ -63,22 +58,18 @@ def _kl_to_uniform(q: np.ndarray) -> float:
     return float(np.sum(positive * np.log(positive * q.size)))
 
 
-@jax.jit
-def _certify(bound, stats: BoundStats, delta) -> jax.Array:
-    return certify(bound, stats, delta)[0]
-
-
 class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a weighted majority vote of ``voters`` whose posterior a learner chooses.
 
-    Subclasses set their hyperparameters in ``__init__`` and implement ``_solve(H, y, w)``: the
-    posterior's non-negative weights over the ``2n`` columns of ``[H, -H]`` (normalized here)
-    for votes ``H`` ``(m, n)``, labels ``y`` in ``{-1, +1}`` and example weights ``w`` (None
-    when none are given).
+    Subclasses set their hyperparameters in ``__init__`` and implement ``_solve(H, y, w)``: a
+    learner's :class:`~pacbound.solvers.LearnerResult` for votes ``H`` ``(m, n)``, labels ``y``
+    in ``{-1, +1}`` and example weights ``w`` (None when none are given).
 
-    Fitted attributes: ``classes_`` (``classes_[1]`` is ``+1``), ``voters_``, ``posterior_``,
-    ``n_voters_`` (columns with non-zero weight), ``train_stats_``, ``fit_time_`` (seconds),
-    ``n_features_in_``.
+    Fitted attributes: ``classes_`` (``classes_[1]`` is ``+1``), ``voters_``, ``posterior_``
+    (over the ``2n`` columns of ``[H, -H]``), ``n_voters_`` (columns with non-zero weight),
+    ``n_iter_`` and ``converged_`` (the learner's ``steps`` and ``converged``),
+    ``train_stats_``, ``train_margins_`` (the margins the certificate reads), ``fit_time_``
+    (seconds), ``n_features_in_``.
     """
 
     _needs_binary_votes = False  # AdaBoost and VEB-Boost need ±1 votes
@@ -128,18 +119,20 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         y = self._labels(y)
         w = None if sample_weight is None else self._weights(sample_weight, X, y)
         rows = slice(None) if w is None else w > 0  # zero weight = example removed
-        self.voters_ = _voter_set(self.voters, self.n_stumps).fit(X[rows], y[rows])
+        self.voters_ = voter_set(self.voters, self.n_stumps).fit(X[rows], y[rows])
         H = self.voters_.votes(X)
         check_votes(H, "voters.votes(X)")
         if self._needs_binary_votes and not (np.abs(np.asarray(H)) == 1).all():
             raise ValueError(f"{type(self).__name__} needs binary (±1) voters such as 'stumps'")
-        q = np.asarray(self._solve(H, y, w))
-        if not np.isfinite(q).all():
-            raise ValueError(f"{type(self).__name__}: the solver returned non-finite weights")
-        total = q.sum()
-        self.posterior_ = q / total if total > 0 else np.full_like(q, 1.0 / q.size)
+        result = self._solve(H, y, w)
+        q = np.asarray(result.q, np.float64)
+        if not (np.isfinite(q).all() and q.min() >= 0 and q.sum() > 0):
+            raise ValueError(f"{type(self).__name__}: the learner returned no distribution")
+        self.posterior_ = q / q.sum()
         self.n_voters_ = int(np.count_nonzero(self.posterior_))
+        self.n_iter_, self.converged_ = int(result.steps), bool(result.converged)
         margins = y * self._vote(H)
+        self.train_margins_ = margins
         self.train_stats_ = TrainingStats(
             len(y), float(margins.mean()), float((margins**2).mean()),
             _kl_to_uniform(self.posterior_), float((margins <= 0).mean()),
@@ -172,24 +165,45 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         """A bound on the true risk of the majority vote, certified on the training sample.
 
         Holds with probability ``1 - delta`` over the draw of the (unweighted) training sample,
-        with the uniform prior over the ``2n`` columns of ``[H, -H]``; the voters must not
-        depend on the labels (stumps do not; RBF voters centred on training points do, as in
-        laviolette2011 §6).
+        with the uniform prior over the ``2n`` columns of ``[H, -H]``, provided the bound,
+        ``delta`` and the voters were fixed before seeing the sample (choosing the best of
+        ``K`` bounds costs ``delta / K``: :meth:`certificate`'s ``best`` does it). Stumps'
+        thresholds come from the training inputs' range (never the labels), the papers'
+        convention; RBF voters centred on training points (laviolette2011 §6) depend on the
+        sample, so their "bound" is no guarantee and a warning says so. Computed in float64
+        by :func:`pacbound.certify.certify_margins`.
 
         Args:
-          kind: ``"cbound_roy2016"`` (roy2016 Thm 2), ``"seeger"`` (twice Seeger's bound on
-            the Gibbs risk), ``"pac_bound_0"``, ``"pac_bound_1"``, ``"pac_bound_2"`` (Germain
-            et al., JMLR 2015) or ``"catoni"`` (twice germain2009 Thm 3.1, ``C`` over a grid).
+          kind: a name of :data:`BOUND_KINDS` (:data:`pacbound.certify.DEFAULT_BOUNDS`):
+            ``"seeger"``, ``"pac_bound_0"``, ``"catoni"``, ``"cbound_roy2016"``,
+            ``"pac_bound_1"``, ``"pac_bound_2"``, ``"cbound_quasi_uniform"`` (quasi-uniform
+            posteriors only: MinCq, KL coordinate descent).
           delta: confidence in ``(0, 1]``.
         """
+        return float(self.certificate(delta, [kind]).bounds[kind])
+
+    def certificate(self, delta: float = 0.05, kinds=None):
+        """Every bound of ``kinds`` (default: all that cover the posterior) at ``delta`` each,
+        and ``best``, the smallest at ``delta / K``: a
+        :class:`pacbound.certify.Certificate` (see :meth:`bound` for the conditions)."""
         check_is_fitted(self)
-        if kind not in BOUND_KINDS:
-            raise ValueError(f"unknown bound kind {kind!r}; choose one of {BOUND_KINDS}")
-        if not 0.0 < float(delta) <= 1.0:
-            raise ValueError(f"delta must lie in (0, 1]; got {delta}")
-        s, dtype = self.train_stats_, _float_dtype()
-        stats = BoundStats(*(jnp.asarray(v, dtype) for v in (s.mu1, s.mu2, 0.0, s.kl, s.m)))
-        return float(_certify(as_bound(kind), stats, jnp.asarray(delta, dtype)))
+        check_delta(delta)
+        quasi = bool(is_quasi_uniform(self.posterior_)) and self.train_stats_.m > 8
+        if kinds is None:
+            kinds = [k for k in BOUND_KINDS if quasi or k != "cbound_quasi_uniform"]
+        for kind in kinds:
+            if kind not in BOUND_KINDS:
+                raise ValueError(f"unknown bound kind {kind!r}; choose one of {BOUND_KINDS}")
+        if getattr(self.voters_, "sample_dependent", False):
+            warnings.warn(
+                f"{type(self.voters_).__name__} are built from the training examples: a bound "
+                "with a prior fixed before the sample does not cover them",
+                stacklevel=3,
+            )
+        kl = self.train_stats_.kl
+        return certify_margins(
+            self.train_margins_, kl, bounds=kinds, delta=delta, quasi_uniform=quasi
+        )
 
     # ------------------------------------------------------------------- save / load
     def save(self, path) -> None:
@@ -200,8 +214,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         voter_set = self.voters_
-        if type(voter_set) not in _VOTER_SETS.values():
-            raise ValueError(f"save supports the voter sets {sorted(_VOTER_SETS)} only")
+        if type(voter_set) not in VOTER_SETS.values():
+            raise ValueError(f"save supports the voter sets {sorted(VOTER_SETS)} only")
         voter_params, voter_arrays = voter_set.state()
         params = self.get_params()
         if not isinstance(params["voters"], str):
@@ -210,10 +224,12 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             "format": _FORMAT, "class": type(self).__name__, "params": params,
             "voters": {"kind": voter_set.kind, "params": voter_params},
             "train_stats": self.train_stats_._asdict(), "fit_time": self.fit_time_,
+            "n_iter": self.n_iter_, "converged": self.converged_,
             "n_features_in": self.n_features_in_,
         }  # fmt: skip
         arrays = {f"voters.{k}": v for k, v in voter_arrays.items()}
         arrays.update(posterior=self.posterior_, classes=_plain(self.classes_))
+        arrays.update(train_margins=self.train_margins_)
         arrays.update({name: getattr(self, name) for name in self._fitted_arrays})
         if hasattr(self, "feature_names_in_"):
             arrays["feature_names_in"] = _plain(self.feature_names_in_)
@@ -233,7 +249,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         if not issubclass(klass, cls):
             raise ValueError(f"{path} holds a {klass.__name__}, not a {cls.__name__}")
         params, spec = meta["params"], meta["voters"]
-        voter_set = _VOTER_SETS[spec["kind"]]
+        voter_set = VOTER_SETS[spec["kind"]]
         if isinstance(params["voters"], dict):
             params["voters"] = voter_set(**spec["params"])
         out = klass(**params)
@@ -241,6 +257,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         fitted = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
         out.voters_ = voter_set.from_state(spec["params"], fitted)
         out.posterior_, out.classes_ = arrays["posterior"], arrays["classes"]
+        out.train_margins_ = arrays["train_margins"]
         for name in klass._fitted_arrays:
             setattr(out, name, arrays[name])
         if "feature_names_in" in arrays:
@@ -248,6 +265,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         out.n_voters_ = int(np.count_nonzero(out.posterior_))
         out.train_stats_ = TrainingStats(**meta["train_stats"])
         out.fit_time_, out.n_features_in_ = meta["fit_time"], meta["n_features_in"]
+        out.n_iter_, out.converged_ = meta["n_iter"], meta["converged"]
         return out
 
     def __init_subclass__(cls, **kwargs):

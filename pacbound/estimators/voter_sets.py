@@ -1,14 +1,13 @@
 """The voter sets of :mod:`pacbound.estimators`: decision stumps and label-signed RBF voters.
 
-Not public API: import :class:`StumpVoters` and :class:`RBFVoters` from
-:mod:`pacbound.estimators`.
+Import :class:`StumpVoters` and :class:`RBFVoters` from :mod:`pacbound.estimators`.
 
 A voter set is fitted on the training sample (``fit(X, y) -> self``) and evaluated as the
 ``(m, n)`` vote matrix ``H[i, j] = h_j(x_i)`` in ``[-1, 1]`` (``votes(X)``), whose
 self-complemented columns ``[H, -H]`` the estimators weight (roy2016 §7). The built-in sets
 describe themselves as JSON-able constructor parameters plus fitted arrays (``state`` /
 ``from_state``), which ``MajorityVoteClassifier.save`` and ``load`` store without pickle;
-:func:`_voter_set` turns an estimator's ``voters=`` parameter into a fresh voter set.
+:func:`voter_set` turns an estimator's ``voters=`` parameter into a fresh voter set.
 """
 
 from __future__ import annotations
@@ -22,15 +21,15 @@ import numpy as np
 
 from pacbound import voters as _voters
 
-__all__ = ["RBFVoters", "StumpVoters"]
+__all__ = ["VOTER_SETS", "RBFVoters", "StumpVoters", "VoterSet", "float_dtype", "voter_set"]
 
 
-def _float_dtype():
+def float_dtype():
     """float32, or float64 when ``jax_enable_x64`` is on."""
     return jax.dtypes.canonicalize_dtype(np.float64)
 
 
-class _VoterSet:
+class VoterSet:
     """A voter set: ``fit(X, y) -> self``, then ``votes(X)``, the ``(m, n)`` matrix in [-1, 1].
 
     Any object with these two methods can be passed as ``voters=``; the built-in sets also
@@ -41,6 +40,7 @@ class _VoterSet:
     kind: str
     _params: tuple[str, ...]
     _fitted: tuple[str, ...]
+    sample_dependent = False  # built from the training examples (a PAC-Bayes prior cannot be)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{p}={getattr(self, p)!r}" for p in self._params)
@@ -53,7 +53,7 @@ class _VoterSet:
         }
 
     @classmethod
-    def from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]) -> _VoterSet:
+    def from_state(cls, params: dict[str, Any], arrays: dict[str, np.ndarray]) -> VoterSet:
         out = cls(**params)
         for name in cls._fitted:
             value = arrays[name]
@@ -61,7 +61,7 @@ class _VoterSet:
         return out
 
 
-class StumpVoters(_VoterSet):
+class StumpVoters(VoterSet):
     """Decision stumps, ``n_thresholds`` equally spaced per feature (roy2016 §7;
     :func:`pacbound.voters.fit_stumps`); ``voters="stumps"`` is ``StumpVoters(n_stumps)``."""
 
@@ -78,16 +78,17 @@ class StumpVoters(_VoterSet):
 
     def votes(self, X) -> jax.Array:
         stumps = _voters.Stumps(jnp.asarray(self.features_), jnp.asarray(self.thresholds_))
-        return _voters.votes(stumps, X, dtype=_float_dtype())
+        return _voters.votes(stumps, X, dtype=float_dtype())
 
 
-class RBFVoters(_VoterSet):
+class RBFVoters(VoterSet):
     """Label-signed RBF voters ``y_j k(x_j, x)`` centred on the training points
     (laviolette2011 §6; :func:`pacbound.voters.signed_rbf_votes`); ``gamma=None`` takes the
     median pairwise distance. ``voters="rbf"`` is ``RBFVoters()``."""
 
     kind, _params = "rbf", ("gamma",)
     _fitted = ("centers_", "center_labels_", "gamma_")
+    sample_dependent = True
 
     def __init__(self, gamma: float | None = None):
         self.gamma = gamma
@@ -102,10 +103,10 @@ class RBFVoters(_VoterSet):
         return _voters.signed_rbf_votes(self.centers_, self.center_labels_, X, self.gamma_)
 
 
-_VOTER_SETS = {cls.kind: cls for cls in (StumpVoters, RBFVoters)}
+VOTER_SETS = {cls.kind: cls for cls in (StumpVoters, RBFVoters)}
 
 
-def _voter_set(spec: Any, n_stumps: int) -> Any:
+def voter_set(spec: Any, n_stumps: int) -> Any:
     """A fresh, unfitted voter set from ``voters=`` (the estimator's parameter is not touched)."""
     if isinstance(spec, str):
         if spec == "stumps":

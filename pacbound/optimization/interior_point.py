@@ -5,7 +5,8 @@
 (K x)_k)``, as ``min c^T x + rho/2 ||x||^2 + u^T xi  s.t.  K x + xi - s = 1, x, xi, s >= 0`` by
 Mehrotra's predictor-corrector method (Mehrotra 1992; Nocedal & Wright 2006, Alg. 14.3 and
 §16.6), stopping on a certified relative duality gap. The restricted programs are small and
-dense (``t <= max_columns``): a step factors one ``t x t`` matrix ``rho I + X^-1 Z + K^T E^-1 K``
+dense (``t <= max_iter`` columns): a step factors one ``t x t`` matrix
+``rho I + X^-1 Z + K^T E^-1 K``
 (the examples' variables eliminated), and a solve takes 10-25 steps whatever ``u`` (first-order
 methods crawl as the soft margin nears the hard margin, ``u`` large).
 """

@@ -38,21 +38,14 @@ from pacbound.solvers.cbboost import (
 from pacbound.solvers.cgboost import cgboost, cgboost_stumps
 from pacbound.solvers.column_generation import ColumnGenerationResult, StumpsColumnGenerationResult
 from pacbound.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
-from pacbound.solvers.direct import (
-    Bound,
-    DirectResult,
-    catoni_bound,
-    certify_posterior,
-    general_loss_bound,
-    minimize_bound,
-)
+from pacbound.solvers.direct import DirectInfo, minimize_bound
 from pacbound.solvers.gaussian_mixture import (
-    MixtureResult,
+    MixtureInfo,
     minimize_mixture_bound,
     mixture_predict,
     mixture_votes,
 )
-from pacbound.solvers.kl_coordinate import KLCoordinateResult, kl_coordinate_descent, kl_el, kl_ql
+from pacbound.solvers.kl_coordinate import KLCoordinateInfo, kl_coordinate_descent, kl_el, kl_ql
 from pacbound.solvers.lpboost import lpboost, lpboost_stumps
 from pacbound.solvers.mdboost import mdboost, mdboost_stumps
 from pacbound.solvers.mincq import (
@@ -65,6 +58,7 @@ from pacbound.solvers.mincq import (
     tmincq,
 )
 from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
+from pacbound.solvers.protocol import LearnerResult, LearnerTraits, learner, traits
 from pacbound.solvers.vebboost import (
     VEBBoostResult,
     VEBBoostStumpsResult,
@@ -75,34 +69,33 @@ from pacbound.solvers.vebboost import (
 __all__ = [
     "AdaBoostResult",
     "AdaBoostStumpsResult",
-    "Bound",
     "CBBoostResult",
     "CBBoostStumpsResult",
     "ColumnGenerationResult",
-    "DirectResult",
-    "KLCoordinateResult",
+    "DirectInfo",
+    "KLCoordinateInfo",
+    "LearnerResult",
+    "LearnerTraits",
     "MinCqProblem",
     "MinCqResult",
-    "MixtureResult",
+    "MixtureInfo",
     "StumpsColumnGenerationResult",
     "VEBBoostResult",
     "VEBBoostStumpsResult",
     "adaboost",
     "adaboost_stumps",
-    "catoni_bound",
     "cbboost",
     "cbboost_stumps",
-    "certify_posterior",
     "cgboost",
     "cgboost_stumps",
     "cqboost",
     "cqboost_max_mu",
     "cqboost_stumps",
     "gbcbboost",
-    "general_loss_bound",
     "kl_coordinate_descent",
     "kl_el",
     "kl_ql",
+    "learner",
     "lpboost",
     "lpboost_stumps",
     "max_realizable_mu",
@@ -118,6 +111,7 @@ __all__ = [
     "solve_mincq",
     "solve_mincq_path",
     "tmincq",
+    "traits",
     "vebboost",
     "vebboost_stumps",
     "weights_after",

@@ -18,7 +18,7 @@ on ``x`` is ``E_{v~Q} h_v(x) = sum_i q_i E_{v~N(w_i, I)} h_v(x)`` in closed form
   ``clip(a)`` as ``s -> 0``.
 
 Both votes are odd in ``<w, phi>``, so the margin is ``y`` times the vote, and the bounds of
-:mod:`pacbound.solvers.direct` apply with ``KL(Q||P) <= (1/2) sum_i q_i ||w_i - w_0||^2``
+:mod:`pacbound.certify` apply with ``KL(Q||P) <= (1/2) sum_i q_i ||w_i - w_0||^2``
 (roy2016 §3, Jensen's inequality; every bound increases with KL, so certifying with this upper
 bound is valid). Centres and weights (``q = softmax(logits)``) are learned jointly by any optax
 optimizer in a jitted ``lax.scan``; the certificate is recomputed on the whole sample.
@@ -31,52 +31,60 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.scipy.special import erf, ndtr
 from jax.typing import ArrayLike
 
+from pacbound.certify import Bound, as_bound, certify_margins, vote_statistics
 from pacbound.kl import gaussian_mixture_kl_bound
 from pacbound.solvers.bound_objective import (
     DEFAULT_OPTIMIZER,
-    Bound,
-    as_bound,
     batch_rows,
     cast_bound,
-    certify,
     check_run,
-    margin_stats,
     objective,
     run_optimizer,
 )
-from pacbound.validation import check_labels, check_matrix, check_positive_int, float_dtype
+from pacbound.solvers.protocol import LearnerResult
+from pacbound.validation import (
+    check_labels,
+    check_matrix,
+    check_positive_int,
+    float_dtype,
+    is_concrete,
+)
 
-__all__ = ["MixtureResult", "minimize_mixture_bound", "mixture_predict", "mixture_votes"]
+__all__ = ["MixtureInfo", "minimize_mixture_bound", "mixture_predict", "mixture_votes"]
 
 _VOTERS = ("classifier", "linear")
 
 
-class MixtureResult(NamedTuple):
-    """Result of :func:`minimize_mixture_bound`.
+class MixtureInfo(NamedTuple):
+    """What :func:`minimize_mixture_bound` adds to the :class:`LearnerResult` (whose ``q`` is
+    over the ``n`` components and their complements, the complements' masses 0, and whose
+    ``weights`` are the mixture weights ``q_i``).
 
     Attributes:
       centers: ``(n, N)`` Gaussian centres ``w_i``.
-      weights: ``(n,)`` mixture weights ``q_i``.
-      certified: the bound on ``R(B_Q)`` recomputed on the whole sample.
-      trajectory: ``(steps,)`` bound value before each step (batch estimate with minibatches).
+      certified: the bound on ``R(B_Q)`` on the whole sample
+        (:func:`pacbound.certify.certify_margins` with the KL upper bound below; a Gaussian
+        mixture is not a posterior over a finite voter set, so :func:`pacbound.certify.certify`
+        does not apply to it).
+      c: Catoni's constant of the certificate (grid bounds; ``nan`` otherwise).
+      trajectory: ``(max_iter,)`` bound value before each step (batch estimate with
+        minibatches).
       kl: the KL upper bound ``(1/2) sum_i q_i ||w_i - w_0||^2`` used by the certificate.
-      gibbs_risk, mu1, mu2, majority_vote_risk, c: as in ``DirectResult``.
+      gibbs_risk, majority_vote_risk: the empirical Gibbs and majority-vote risks.
     """
 
     centers: jax.Array
-    weights: jax.Array
     certified: jax.Array
+    c: jax.Array
     trajectory: jax.Array
     kl: jax.Array
     gibbs_risk: jax.Array
-    mu1: jax.Array
-    mu2: jax.Array
     majority_vote_risk: jax.Array
-    c: jax.Array
 
 
 def _expected_votes(centers: jax.Array, Phi: jax.Array, voters: str) -> jax.Array:
@@ -111,19 +119,30 @@ def mixture_predict(
     return jnp.where(vote >= 0, 1.0, -1.0).astype(vote.dtype)
 
 
-def _stats(bound, centers, logits, prior_center, Phi, y, m, voters):
-    q = jax.nn.softmax(logits)
+@functools.partial(jax.jit, static_argnames="voters")
+def _margins_and_kl(centers, q, prior_center, Phi, y, voters):
+    """The margins ``y E_{v~Q} h_v(x)`` and the KL upper bound of roy2016 §3."""
     vote = _expected_votes(centers, Phi, voters) @ q
-    kl = gaussian_mixture_kl_bound(q, centers - prior_center)
-    return margin_stats(bound, y * vote, kl, jnp.asarray(m, vote.dtype)), y * vote
+    return y * vote, gaussian_mixture_kl_bound(q, centers - prior_center)
+
+
+def _certificate(bound, centers, weights, prior_center, Phi, y, voters, delta):
+    """The certificate of the learned mixture, in float64 at the Python boundary."""
+    args = (centers, weights, prior_center, Phi, y)
+    if not is_concrete(*args, delta):
+        margins, kl = _margins_and_kl(*args, voters)
+        return certify_margins(margins, kl, bounds=[bound], delta=delta), kl
+    with jax.enable_x64(True):
+        margins, kl = _margins_and_kl(*(np.asarray(a, np.float64) for a in args), voters)
+        return certify_margins(margins, kl, bounds=[bound], delta=delta), np.asarray(kl)
 
 
 @functools.partial(
-    jax.jit, static_argnames=("n_components", "voters", "optimizer", "steps", "batch_size")
+    jax.jit, static_argnames=("n_components", "voters", "optimizer", "max_iter", "batch_size")
 )
 def _minimize(
     bound, Phi, y, prior_center, delta, key, init_scale, *, n_components, voters, optimizer,
-    steps, batch_size,
+    max_iter, batch_size,
 ):  # fmt: skip
     m, dim = Phi.shape
     init_key, batch_key = jax.random.split(key)
@@ -134,49 +153,48 @@ def _minimize(
     def loss_fn(params, t):
         centers, logits, log_c = params
         Phib, yb = batch_rows(batch_key, t, m, batch_size, Phi, y)
-        stats, _ = _stats(bound, centers, logits, prior_center, Phib, yb, m, voters)
-        return objective(bound, stats, delta, log_c)
+        margins, kl = _margins_and_kl(
+            centers, jax.nn.softmax(logits), prior_center, Phib, yb, voters
+        )
+        return objective(bound, vote_statistics(bound, margins, kl, m), delta, log_c)
 
-    (centers, logits, _), trajectory, _ = run_optimizer(loss_fn, params, optimizer, steps)
-    stats, margins = _stats(bound, centers, logits, prior_center, Phi, y, m, voters)
-    certified, c = certify(bound, stats, delta)
-    mv_risk = jnp.mean((margins <= 0).astype(margins.dtype))
-    return MixtureResult(
-        centers, jax.nn.softmax(logits), certified, trajectory, stats.kl, stats.risk,
-        stats.mu1, stats.mu2, mv_risk, c,
-    )  # fmt: skip
+    (centers, logits, _), trajectory, final = run_optimizer(loss_fn, params, optimizer, max_iter)
+    return centers, jax.nn.softmax(logits), trajectory, final
 
 
 def minimize_mixture_bound(
-    bound: str | Bound,
     Phi: ArrayLike,
     y: ArrayLike,
+    bound: str | Bound = "pac_bound_2",
+    n_components: int = 4,
     *,
-    n_components: int,
     voters: str = "classifier",
     optimizer: optax.GradientTransformation | None = None,
-    steps: int = 1000,
+    max_iter: int = 1000,
+    tol: ArrayLike = 1e-4,
     delta: ArrayLike = 0.05,
     key: jax.Array | None = None,
     prior_center: ArrayLike | None = None,
     init_scale: ArrayLike = 1.0,
     batch_size: int | None = None,
-) -> MixtureResult:
+) -> LearnerResult:
     """Learn a Gaussian mixture over linear voters by minimizing a PAC-Bayes bound; certify it.
 
-    Same bounds, contract and traceability as ``pacbound.solvers.direct.minimize_bound``
-    (``jax.vmap`` over ``delta``, ``prior_center``, ``key``; ``jax.grad`` of ``.certified``),
-    except ``"cbound_quasi_uniform"``, which needs a finite self-complemented set.
+    The one learner whose voters are not a given ``H``: it learns them (their centres) on the
+    features ``Phi``. Same bounds, contract and traceability as
+    :func:`pacbound.solvers.minimize_bound` (``jax.vmap`` over ``delta``, ``prior_center``,
+    ``key``), except ``"cbound_quasi_uniform"``, which needs a finite self-complemented set.
 
     Args:
-      bound: a bound name or a :class:`~pacbound.solvers.direct.Bound`.
       Phi: features ``phi(x)`` of the sample, ``(m, N)``, finite (append a constant column
         for an offset).
       y: labels in ``{-1, +1}``, ``(m,)``.
+      bound: a bound name or a :class:`~pacbound.certify.Bound`.
       n_components: number of Gaussians ``n`` (static).
       voters: ``"classifier"`` (``sgn <v, phi>``) or ``"linear"`` (``clip(<v, phi>, -1, 1)``).
       optimizer: any optax ``GradientTransformation``; default ``optax.adam(0.05)``.
-      steps: number of steps (static).
+      max_iter: number of steps (static).
+      tol: ``converged`` when the last step changed the bound by at most ``tol`` (relative).
       delta: confidence, in ``(0, 1]``.
       key: PRNG key of the initial centres and of the minibatches; default ``key(0)``.
       prior_center: ``w_0`` of the prior ``N(w_0, I)``, ``(N,)``; default 0.
@@ -184,7 +202,7 @@ def minimize_mixture_bound(
       batch_size: examples per step for the bound estimate (``None``: all).
 
     Returns:
-      :class:`MixtureResult`.
+      :class:`~pacbound.solvers.protocol.LearnerResult` with a :class:`MixtureInfo`.
     """
     check_matrix(Phi, "Phi")
     m, dim = jnp.shape(Phi)
@@ -196,14 +214,24 @@ def minimize_mixture_bound(
     if voters not in _VOTERS:
         raise ValueError(f"voters must be one of {_VOTERS}; got {voters!r}")
     check_positive_int("n_components", n_components)
-    check_run(delta, steps, batch_size)
+    check_run(delta, max_iter, batch_size)
     prior_center = jnp.zeros(dim, dtype) if prior_center is None else jnp.asarray(prior_center)
     if prior_center.shape != (dim,):
         raise ValueError(f"prior_center must have shape ({dim},); got {prior_center.shape}")
-    return _minimize(
-        bound, jnp.asarray(Phi, dtype), jnp.asarray(y, dtype), prior_center.astype(dtype),
-        jnp.asarray(delta, dtype), jax.random.key(0) if key is None else key,
+    Phi, y, prior_center = (jnp.asarray(a, dtype) for a in (Phi, y, prior_center))
+    centers, weights, trajectory, final = _minimize(
+        bound, Phi, y, prior_center, jnp.asarray(delta, dtype),
+        jax.random.key(0) if key is None else key,
         jnp.asarray(init_scale, dtype), n_components=n_components, voters=voters,
-        optimizer=DEFAULT_OPTIMIZER if optimizer is None else optimizer, steps=steps,
+        optimizer=DEFAULT_OPTIMIZER if optimizer is None else optimizer, max_iter=max_iter,
         batch_size=batch_size,
     )  # fmt: skip
+    cert, kl = _certificate(bound, centers, weights, prior_center, Phi, y, voters, delta)
+    info = MixtureInfo(
+        centers, cert.bounds[bound.name], cert.c[bound.name], trajectory, kl,
+        cert.statistics.gibbs_risk, cert.majority_vote_risk,
+    )  # fmt: skip
+    q = jnp.concatenate([weights, jnp.zeros_like(weights)])
+    converged = jnp.abs(trajectory[-1] - final) <= tol * jnp.abs(final)
+    steps = jnp.asarray(max_iter, jnp.int32)
+    return LearnerResult(q, weights, final, steps, converged, None, info)

@@ -11,7 +11,7 @@ with the quadratic loss ``zeta(M) = (M / gamma - 1)^2`` (KL-QL) or the exponenti
 ``zeta(M) = exp(-M / gamma)`` (KL-EL), one complement pair at a time: sweep over the pairs in
 a random order, move ``w_j`` to the minimizer of ``f`` along that coordinate (eq. 2: the root
 of eq. 7 or 10), clip to ``[-1/n, 1/n]`` (steps 5-7), update the loss state in ``Theta(m)``
-(eqs. 11-14), and stop when no weight moved by more than ``epsilon`` in a sweep.
+(eqs. 11-14), and stop when no weight moved by more than ``epsilon`` (``tol``) in a sweep.
 
 The loss state is ``D = y w.h - gamma`` (quadratic, eqs. 6, 11, 13) or ``log D = -y w.h /
 gamma`` (exponential, eqs. 9, 12, 14, kept in logs so small ``gamma`` cannot overflow). It
@@ -43,6 +43,7 @@ from pacbound.solvers.coordinate_step import (
     loss_slope,
     loss_slope_coefficients,
 )
+from pacbound.solvers.protocol import LearnerResult
 from pacbound.validation import (
     check_delta,
     check_labels,
@@ -55,7 +56,7 @@ from pacbound.validation import (
 )
 
 __all__ = [
-    "KLCoordinateResult",
+    "KLCoordinateInfo",
     "example_scales",
     "kl_coordinate_descent",
     "kl_el",
@@ -68,26 +69,18 @@ LOSSES = ("quadratic", "exponential")
 RELAXATIONS = ("kl", "l2", "l1")
 
 
-class KLCoordinateResult(NamedTuple):
-    """Result of :func:`kl_coordinate_descent`.
+class KLCoordinateInfo(NamedTuple):
+    """What :func:`kl_coordinate_descent` adds to the :class:`LearnerResult`.
 
     Attributes:
-      w: ``(n,)`` weights ``Q_j - Q_{j+n}`` in ``[-1/n, 1/n]``; the vote is ``H @ w``.
-      q: ``(2n,)`` the posterior over ``[H, -H]``: ``((1/n + w) / 2, (1/n - w) / 2)``.
-      objective: ``f(w)`` (with the relaxed regularizer for ``l2`` / ``l1``).
-      objectives: ``(max_sweeps,)`` ``f`` after each sweep; NaN after the last one.
-      sweeps: int32 number of sweeps run.
-      converged: whether the last sweep moved no weight by more than ``epsilon``.
+      objectives: ``(max_iter,)`` ``f`` after each sweep; NaN after the last one.
       bound: germain2009 Theorem 3.2 on the expected loss (hence on ``R(B_Q)``) at
-        ``C' = 2 c_a k_bar C`` and the true ``KL(Q||P)``, for the given ``delta``.
+        ``C' = 2 c_a k_bar C`` and the true ``KL(Q||P)``, for the given ``delta``. It holds
+        for the ``C`` and ``gamma`` fixed before seeing the sample: selecting them among ``K``
+        grid cells by this value costs ``delta / K`` (the union bound).
     """
 
-    w: jax.Array
-    q: jax.Array
-    objective: jax.Array
     objectives: jax.Array
-    sweeps: jax.Array
-    converged: jax.Array
     bound: jax.Array
 
 
@@ -96,7 +89,7 @@ class _Carry(NamedTuple):
     state: jax.Array  # (m,) D (quadratic) or log D (exponential)
     sweep: jax.Array  # sweeps done
     change: jax.Array  # largest |dw| of the last sweep
-    objectives: jax.Array  # (max_sweeps,)
+    objectives: jax.Array  # (max_iter,)
 
 
 def pair_order(key: jax.Array | None, sweep: ArrayLike, n: int) -> jax.Array:
@@ -155,13 +148,12 @@ def _sweep(carry, Z, z2, s, order, C, gamma, loss, relaxation):
     return lax.fori_loop(0, n, pair, (carry.w, carry.state, zero))
 
 
-@functools.partial(jax.jit, static_argnames=("loss", "relaxation", "max_sweeps", "shuffle"))
-def _solve(H, y, C, gamma, key, epsilon, delta, sample_weight, loss, relaxation, max_sweeps,
-           shuffle):  # fmt: skip
+@functools.partial(jax.jit, static_argnames=("loss", "relaxation", "max_iter", "shuffle"))
+def _solve(H, y, C, gamma, key, tol, delta, sample_weight, loss, relaxation, max_iter, shuffle):
     dtype = float_dtype(H, y)  # int8 votes compute in y's float type
     y = y.astype(dtype)
     Z = (y[:, None] * H.astype(dtype)).T  # (n, m): row j is y * h_j
-    C, gamma, epsilon, delta = (jnp.asarray(a, dtype) for a in (C, gamma, epsilon, delta))
+    C, gamma, tol, delta = (jnp.asarray(a, dtype) for a in (C, gamma, tol, delta))
     n, m = Z.shape
     s, m_eff = example_scales(sample_weight, y)
     z2 = Z**2 @ s
@@ -174,11 +166,11 @@ def _solve(H, y, C, gamma, key, epsilon, delta, sample_weight, loss, relaxation,
         return _Carry(w, state, c.sweep + 1, change, c.objectives.at[c.sweep].set(f))
 
     def cond(c: _Carry):
-        return (c.sweep < max_sweeps) & (c.change > epsilon)
+        return (c.sweep < max_iter) & (c.change > tol)
 
     w0 = jnp.zeros(n, dtype)
     init = _Carry(w0, _loss_state(jnp.zeros(m, dtype), gamma, loss), jnp.int32(0),
-                  jnp.asarray(jnp.inf, dtype), jnp.full(max_sweeps, jnp.nan, dtype))  # fmt: skip
+                  jnp.asarray(jnp.inf, dtype), jnp.full(max_iter, jnp.nan, dtype))  # fmt: skip
     c = lax.while_loop(cond, body, init)
     constants = quadratic_loss_constants if loss == "quadratic" else exponential_loss_constants
     c_a, k_bar = constants(gamma)
@@ -187,15 +179,16 @@ def _solve(H, y, C, gamma, key, epsilon, delta, sample_weight, loss, relaxation,
                          c_a, k_bar)  # fmt: skip
     q = jnp.concatenate([(1.0 / n + c.w) / 2, (1.0 / n - c.w) / 2])
     objective = c.objectives[jnp.maximum(c.sweep - 1, 0)]
-    return KLCoordinateResult(c.w, q, objective, c.objectives, c.sweep, c.change <= epsilon, bound)
+    info = KLCoordinateInfo(c.objectives, bound)
+    return LearnerResult(q, c.w, objective, c.sweep, c.change <= tol, None, info)
 
 
-def _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps, sample_weight) -> None:
+def _check(H, y, C, gamma, tol, delta, loss, relaxation, max_iter, sample_weight) -> None:
     """Host-side checks; value checks only on concrete (not traced) arguments."""
     if loss not in LOSSES or relaxation not in RELAXATIONS:
         raise ValueError(f"loss must be one of {LOSSES} and relaxation one of {RELAXATIONS}; "
                          f"got {loss!r}, {relaxation!r}")  # fmt: skip
-    check_positive_int("max_sweeps", max_sweeps)
+    check_positive_int("max_iter", max_iter)
     check_votes(H)
     check_labels(y, jnp.shape(H)[0])
     check_sample_weight(sample_weight, jnp.shape(H)[0])
@@ -203,7 +196,7 @@ def _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps, sample_
         raise ValueError("the exponential loss (eq. 10) needs votes in {-1, 0, +1}")
     check_scalar("C", C, 0.0, low_open=True)
     check_scalar("gamma", gamma, 0.0, low_open=True)
-    check_scalar("epsilon", epsilon, 0.0)
+    check_scalar("tol", tol, 0.0)
     check_delta(delta)
 
 
@@ -215,17 +208,17 @@ def kl_coordinate_descent(
     *,
     loss: str = "quadratic",
     relaxation: str = "kl",
-    key: jax.Array | None = None,
-    epsilon: ArrayLike = 1e-6,
-    max_sweeps: int = 1000,
-    delta: ArrayLike = 0.05,
     sample_weight: ArrayLike | None = None,
-) -> KLCoordinateResult:
+    key: jax.Array | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 1000,
+    delta: ArrayLike = 0.05,
+) -> LearnerResult:
     """germain2009 Algorithm 1: minimize ``f(w) = C sum_i zeta_i + KL`` by coordinate descent.
 
     The voters are the ``n`` columns of ``H`` and their complements (the pairs of §4.1: do
-    *not* pass ``[H, -H]``). ``C``, ``gamma``, ``epsilon`` and ``delta`` are traced, so
-    ``jax.vmap`` sweeps them with one compilation (``loss``, ``relaxation``, ``max_sweeps``
+    *not* pass ``[H, -H]``). ``C``, ``gamma``, ``tol`` and ``delta`` are traced, so
+    ``jax.vmap`` sweeps them with one compilation (``loss``, ``relaxation``, ``max_iter``
     are static).
 
     Args:
@@ -240,9 +233,9 @@ def kl_coordinate_descent(
         above with the same ``C``; eq. 17 divides by ``n``, so its ``C''`` is ``C / n``.
       key: a ``jax.random`` key for the order of the pairs in each sweep
         (:func:`pair_order`); ``None`` visits them in index order.
-      epsilon: stop after a sweep that moves no weight by more than ``epsilon`` (absolute, as
-        in §4.1; float32 rounding keeps moving weights by up to ~1e-8).
-      max_sweeps: the most sweeps run (static; the length of ``objectives``).
+      tol: stop after a sweep that moves no weight by more than ``tol`` (absolute, §4.1's
+        ``epsilon``; float32 rounding keeps moving weights by up to ~1e-8).
+      max_iter: the most sweeps run (static; the length of ``info.objectives``).
       delta: the confidence of the reported bound.
       sample_weight: ``(m,)`` example weights ``v >= 0`` (traced: a ``jax.vmap`` over 0/1 fold
         masks compiles once). Only their ratios matter: the loss term becomes ``C m' sum_i v_i
@@ -252,28 +245,65 @@ def kl_coordinate_descent(
         weights give a weighted objective whose "bound" is not a PAC-Bayes guarantee.
 
     Returns:
-      :class:`KLCoordinateResult`; ``objectives`` decreases sweep after sweep.
+      :class:`~pacbound.solvers.protocol.LearnerResult`: ``q`` the quasi-uniform posterior
+      ``((1/n + w) / 2, (1/n - w) / 2)`` over ``[H, -H]``, ``weights = w``, ``objective``
+      ``f(w)`` (with the relaxed regularizer for ``l2`` / ``l1``), ``steps`` the sweeps run,
+      ``converged`` whether the last sweep moved no weight by more than ``tol``, ``info`` a
+      :class:`KLCoordinateInfo` (``objectives`` decreases sweep after sweep).
 
     Raises:
       ValueError: for malformed ``H`` / ``y``, labels other than ±1 (or a single class), NaN
-        votes, non-ternary votes with the exponential loss, or ``C``, ``gamma``, ``epsilon``,
+        votes, non-ternary votes with the exponential loss, or ``C``, ``gamma``, ``tol``,
         ``delta`` out of range (checked when not traced).
 
     Example:
       >>> H = voters.votes(voters.fit_stumps(X), X)  # doctest: +SKIP
       >>> res = kl_coordinate_descent(H, y, 1.0, 0.1, key=jax.random.key(0))  # doctest: +SKIP
     """
-    _check(H, y, C, gamma, epsilon, delta, loss, relaxation, max_sweeps, sample_weight)
+    _check(H, y, C, gamma, tol, delta, loss, relaxation, max_iter, sample_weight)
     shuffle = key is not None
     key = key if shuffle else jax.random.key(0)
-    return _solve(jnp.asarray(H), jnp.asarray(y), C, gamma, key, epsilon, delta, sample_weight,
-                  loss, relaxation, int(max_sweeps), shuffle)  # fmt: skip
+    return _solve(jnp.asarray(H), jnp.asarray(y), C, gamma, key, tol, delta, sample_weight,
+                  loss, relaxation, int(max_iter), shuffle)  # fmt: skip
 
 
-kl_ql = functools.partial(kl_coordinate_descent, loss="quadratic")
-kl_ql.__doc__ = "KL-QL: :func:`kl_coordinate_descent` with the quadratic loss (germain2009 eq. 7)."
-kl_el = functools.partial(kl_coordinate_descent, loss="exponential")
-kl_el.__doc__ = "KL-EL: :func:`kl_coordinate_descent` with the exponential loss (eq. 10)."
+def kl_ql(
+    H: ArrayLike,
+    y: ArrayLike,
+    C: ArrayLike,
+    gamma: ArrayLike,
+    *,
+    relaxation: str = "kl",
+    sample_weight: ArrayLike | None = None,
+    key: jax.Array | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 1000,
+    delta: ArrayLike = 0.05,
+) -> LearnerResult:
+    """KL-QL: :func:`kl_coordinate_descent` with the quadratic loss (germain2009 eq. 7)."""
+    options = dict(sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta)
+    options.update(loss="quadratic", relaxation=relaxation)
+    return kl_coordinate_descent(H, y, C, gamma, **options)
+
+
+def kl_el(
+    H: ArrayLike,
+    y: ArrayLike,
+    C: ArrayLike,
+    gamma: ArrayLike,
+    *,
+    relaxation: str = "kl",
+    sample_weight: ArrayLike | None = None,
+    key: jax.Array | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 1000,
+    delta: ArrayLike = 0.05,
+) -> LearnerResult:
+    """KL-EL: :func:`kl_coordinate_descent` with the exponential loss (germain2009 eq. 10)."""
+    options = dict(sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta)
+    return kl_coordinate_descent(
+        H, y, C, gamma, loss="exponential", relaxation=relaxation, **options
+    )
 
 
 @functools.partial(jax.jit, static_argnames=("loss", "relaxation"))

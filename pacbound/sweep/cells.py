@@ -3,13 +3,13 @@
 * host side (NumPy): the cells of a cartesian or zipped grid (:func:`make_cells`), stratified
   folds, voters fitted per training fold, validation;
 * device side: one fit per cell (:func:`grid_chunk`) or per fold and cell, scored on the
-  held-out mask (:func:`cv_chunk`), CB-Boost prefixes read by ``weights_after``, and a
-  PAC-Bayes bound on every cell's posterior (:func:`posterior_bounds`).
+  held-out mask (:func:`cv_chunk`); a learner that declares a prefix hyperparameter
+  (:func:`pacbound.solvers.protocol.traits`: boosting's ``n_rounds``) is fitted once at the
+  grid's largest value and every smaller value is read by its ``truncate``.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -18,24 +18,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pacbound.bounds import (
-    cbound_quasi_uniform,
-    cbound_roy2016,
-    pac_bound_0,
-    pac_bound_1,
-    pac_bound_2,
-    seeger,
-)
-from pacbound.kl import kl_divergence
-from pacbound.margins import margin_moments
-from pacbound.solvers.cbboost import cbboost, gbcbboost, weights_after
+from pacbound.solvers.protocol import traits
 from pacbound.sweep.paths import path_result
 from pacbound.validation import check_positive_int, check_votes
 from pacbound.voters import fit_stumps, self_complemented, votes
 
 __all__ = [
-    "BOUNDS",
-    "PREFIX_LEARNERS",
     "Cells",
     "Plan",
     "check_folds",
@@ -44,27 +32,24 @@ __all__ = [
     "fold_votes",
     "grid_chunk",
     "make_cells",
-    "posterior_bounds",
     "refit",
     "split_options",
     "stratified_folds",
     "stump_voters",
-    "vote",
     "zero_one_risk",
 ]
-
-# Learners whose ``n_rounds`` grid reads prefixes of one run (``weights_after``).
-PREFIX_LEARNERS = (cbboost, gbcbboost)
 
 
 class Cells(NamedTuple):
     """A grid as cells: ``outer`` hyperparameters ``(c,)`` (one fit each), ``rounds`` ``(c, k)``
-    prefix lengths read from each fit (``(c, 1)`` zeros without prefixes), ``values`` every
-    hyperparameter per output cell ``(c * k,)``, ``max_rounds`` the fits' ``n_rounds``."""
+    prefix values read from each fit (``(c, 1)`` zeros without prefixes), ``values`` every
+    hyperparameter per output cell ``(c * k,)``, ``prefix`` the learner's prefix
+    hyperparameter when the grid sweeps it, ``max_rounds`` the fits' value of it."""
 
     outer: dict[str, np.ndarray]
     rounds: np.ndarray
     values: dict[str, np.ndarray]
+    prefix: str | None
     max_rounds: int | None
 
 
@@ -80,11 +65,13 @@ def _grid_array(learner: Callable, name: str, values) -> np.ndarray:
 
 
 def _prefix_rounds(learner: Callable, arrays: dict) -> np.ndarray | None:
-    if learner not in PREFIX_LEARNERS or "n_rounds" not in arrays:
+    """The grid of the learner's declared prefix hyperparameter, popped from ``arrays``."""
+    name = traits(learner).prefix
+    if name is None or name not in arrays:
         return None
-    rounds = arrays.pop("n_rounds")
+    rounds = arrays.pop(name)
     if not (np.issubdtype(rounds.dtype, np.integer) and (rounds >= 1).all()):
-        raise ValueError(f"the grid of n_rounds must hold integers >= 1; got {rounds}")
+        raise ValueError(f"the grid of {name} must hold integers >= 1; got {rounds}")
     return rounds.astype(np.int32)
 
 
@@ -107,9 +94,10 @@ def make_cells(learner: Callable, grids: dict, zipped: bool) -> Cells:
     cells = len(next(iter(outer.values()))) if outer else len(inner)
     inner = np.zeros((cells, 1), np.int32) if inner is None else inner
     values = {name: np.repeat(a, inner.shape[1]) for name, a in outer.items()}
-    if rounds is not None:
-        values["n_rounds"] = inner.ravel()
-    return Cells(outer, inner, values, None if rounds is None else int(rounds.max()))
+    prefix = None if rounds is None else traits(learner).prefix
+    if prefix is not None:
+        values[prefix] = inner.ravel()
+    return Cells(outer, inner, values, prefix, None if rounds is None else int(rounds.max()))
 
 
 class Plan(NamedTuple):
@@ -117,7 +105,8 @@ class Plan(NamedTuple):
 
     learner: Callable
     static: tuple[tuple[str, Any], ...]  # hashable options, passed as they are
-    max_rounds: int | None  # CB-Boost: n_rounds of the run whose prefixes the cells read
+    prefix: str | None  # the learner's prefix hyperparameter, when the grid sweeps it
+    max_rounds: int | None  # its value in the run whose prefixes the cells read
     score: Callable | None = None
     per_fold_voters: bool = False
     batch_size: int | None = None  # cells (and folds) vmapped together; None: all
@@ -139,12 +128,9 @@ def zero_one_risk(vote: jax.Array, y: jax.Array, weight: jax.Array) -> jax.Array
     return jnp.sum(weight * wrong) / jnp.sum(weight)
 
 
-def vote(H: jax.Array, q: jax.Array) -> jax.Array:
-    """``F = H q`` for ``q`` over ``H``'s columns, or over ``[H, -H]`` (MinCq, KL-QL)."""
-    n = H.shape[1]
-    if q.shape[-1] not in (n, 2 * n):
-        raise ValueError(f"the learner's q has {q.shape[-1]} entries; H has {n} voters")
-    w = q if q.shape[-1] == n else q[:n] - q[n:]
+def vote(H: jax.Array, result) -> jax.Array:
+    """The vote ``F = H w`` of a learner's result (its signed weights ``w`` on ``H``)."""
+    w = result.weights
     return H.astype(w.dtype) @ w
 
 
@@ -152,16 +138,18 @@ def fit(plan: Plan, H, y, weight, values, options):
     kwargs = {**dict(plan.static), **options, **values}
     if weight is not None:
         kwargs["sample_weight"] = weight
-    if plan.max_rounds is not None:
-        kwargs["n_rounds"] = plan.max_rounds
+    if plan.prefix is not None:
+        kwargs[plan.prefix] = plan.max_rounds
     return plan.learner(H, y, **kwargs)
 
 
-def posteriors(plan: Plan, result, rounds: jax.Array) -> jax.Array:
-    """``(k, N)``: the vote after each prefix length in ``rounds`` (or the one ``q``)."""
-    if plan.max_rounds is None:
-        return result.q[None]
-    return jax.vmap(functools.partial(weights_after, result))(rounds)
+def prefixes(plan: Plan, result, rounds: jax.Array):
+    """The results after each prefix value in ``rounds`` (``(k,)``), stacked; the one result
+    (stacked once) when the grid sweeps no prefix."""
+    if plan.prefix is None:
+        return jax.tree.map(lambda a: a[None], result)
+    truncate = traits(plan.learner).truncate
+    return jax.vmap(lambda r: truncate(result, r))(rounds)
 
 
 def grid_chunk(plan: Plan, cells, shared):
@@ -170,9 +158,7 @@ def grid_chunk(plan: Plan, cells, shared):
         return jax.tree.map(lambda a: a[:, None], path_result(plan, H, y, None, values, options))
 
     def one(v, r):
-        result = fit(plan, H, y, None, v, options)
-        stacked = jax.tree.map(lambda a: jnp.broadcast_to(a, (r.shape[0], *a.shape)), result)
-        return stacked._replace(q=posteriors(plan, result, r))
+        return prefixes(plan, fit(plan, H, y, None, v, options), r)
 
     return _batched(plan, one, values, rounds)  # leaves (c, k, ...)
 
@@ -180,14 +166,15 @@ def grid_chunk(plan: Plan, cells, shared):
 def cv_chunk(plan: Plan, cells, shared):
     (values, rounds), (H, y, train, valid, options) = cells, shared
 
+    def scores(H, results, v_mask):
+        return jax.vmap(lambda r: plan.score(vote(H, r), y, v_mask))(results)
+
     def fold(H, w, v_mask):
         if plan.path:
-            qs = path_result(plan, H, y, w, values, options).q
-            return jax.vmap(lambda q: plan.score(vote(H, q), y, v_mask))(qs)[:, None]
+            return scores(H, path_result(plan, H, y, w, values, options), v_mask)[:, None]
 
         def one(v, r):
-            qs = posteriors(plan, fit(plan, H, y, w, v, options), r)
-            return jax.vmap(lambda q: plan.score(vote(H, q), y, v_mask))(qs)
+            return scores(H, prefixes(plan, fit(plan, H, y, w, v, options), r), v_mask)
 
         return _batched(plan, one, values, rounds)  # (c, k)
 
@@ -199,14 +186,15 @@ def cv_chunk(plan: Plan, cells, shared):
 
 
 def refit(plan: Plan, H, y, options: dict, values: dict):
-    """The learner on all examples at ``values``; a CB-Boost ``n_rounds`` is read as the prefix
-    of a run of ``max_rounds`` (the compiled length, so a new selection compiles nothing)."""
+    """The learner on all examples at ``values``; a prefix value is read by ``truncate`` from a
+    run at ``max_rounds`` (the compiled length, so a new selection compiles nothing)."""
     values = dict(values)
-    rounds = values.pop("n_rounds", None)
-    if plan.max_rounds is None:
+    if plan.prefix is None:
         return plan.learner(H, y, **dict(plan.static), **options, **values)
-    result = plan.learner(H, y, plan.max_rounds, **dict(plan.static), **options, **values)
-    return result._replace(q=weights_after(result, rounds))
+    rounds = values.pop(plan.prefix)
+    values[plan.prefix] = plan.max_rounds
+    result = plan.learner(H, y, **dict(plan.static), **options, **values)
+    return traits(plan.learner).truncate(result, rounds)
 
 
 def split_options(options: dict | None) -> tuple[tuple[tuple[str, Any], ...], dict]:
@@ -276,37 +264,3 @@ def first_argmin(values: jax.Array) -> int:
     """The first index of the smallest value, NaN counted as ``+inf``."""
     values = np.asarray(values, np.float64)
     return int(np.argmin(np.where(np.isnan(values), np.inf, values)))
-
-
-class _Statistics(NamedTuple):
-    mu1: jax.Array
-    mu2: jax.Array
-    kl: jax.Array
-    m: int
-    delta: jax.Array
-
-
-# Bounds on the majority vote's risk R(B_Q) from a posterior's sample statistics; the prior is
-# uniform over the columns ``q`` covers (``H``'s, or ``[H, -H]``'s).
-BOUNDS: dict[str, Callable[[_Statistics], jax.Array]] = {
-    "seeger": lambda s: 2 * seeger((1 - s.mu1) / 2, s.kl, s.m, s.delta),
-    "pac_bound_0": lambda s: pac_bound_0((1 - s.mu1) / 2, s.kl, s.m, s.delta),
-    "pac_bound_1": lambda s: pac_bound_1((1 - s.mu1) / 2, (1 - s.mu2) / 2, s.kl, s.m, s.delta),
-    "pac_bound_2": lambda s: pac_bound_2((1 - s.mu1) / 2, (1 - s.mu2) / 2, s.kl, s.m, s.delta),
-    "cbound_roy2016": lambda s: cbound_roy2016(s.mu1, s.mu2, s.kl, s.m, s.delta),
-    "cbound_quasi_uniform": lambda s: cbound_quasi_uniform(s.mu1, s.mu2, s.m, s.delta),
-}
-
-
-@functools.partial(jax.jit, static_argnames="bound")
-def posterior_bounds(H: jax.Array, y: jax.Array, qs: jax.Array, delta, bound: str) -> jax.Array:
-    """``BOUNDS[bound]`` of every posterior in ``qs`` ``(cells, N)`` on the sample ``(H, y)``."""
-    m, n = H.shape
-
-    def one(q):
-        votes = H if q.shape[-1] == n else self_complemented(H)
-        mu1, mu2 = margin_moments(votes, y, q)
-        kl = kl_divergence(q, jnp.full_like(q, 1 / q.shape[-1]))
-        return BOUNDS[bound](_Statistics(mu1, mu2, kl, m, jnp.asarray(delta, q.dtype)))
-
-    return jax.vmap(one)(qs)

@@ -7,7 +7,7 @@
   among 15 values on a logarithmic scale: ``mu`` in ``[10^-2, 10^-0.5]`` (CqBoost, MinCq),
   ``D`` in ``[1, 100]`` (MDBoost), ``C`` in ``[10^-3, 10^3]`` (LPBoost, CG-Boost), AdaBoost's
   rounds in ``[10^2, 10^6]`` (ours: ``[10^2, 10^4]``; a million rounds per fit is out of a
-  CPU's reach); column generation stops at ``eps = 10^-6`` or at 100 columns (the paper
+  CPU's reach); column generation stops at ``tol = 10^-6`` or at 100 columns (the paper
   reports fewer on most sets; more for CG-Boost). CB-Boost (bauvin2020, not in roy2016's
   table) is added with its rounds ``T`` in ``[10, 1000]``.
 * ``germain2009-table1`` (germain2009 §5): the paper's ``|S|`` training examples (the same
@@ -65,7 +65,7 @@ def _logs(lo: float, hi: float, n: int = 15, integer: bool = False) -> tuple:
     return tuple(int(v) for v in np.unique(np.round(values))) if integer else tuple(values)
 
 
-_CG = {"eps": 1e-6, "max_columns": 100}
+_CG = {"tol": 1e-6, "max_iter": 100}
 _ROY = {
     "cqboost": LearnerSpec("CqBoost", "cqboost", {"mu": _logs(-2, -0.5)}, _CG),
     "mdboost": LearnerSpec("MDBoost", "mdboost", {"D": _logs(0, 2)}, _CG),
