@@ -32,9 +32,9 @@ def test_demo_prints_the_table():
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:4]}
     assert set(rows) == {"cbboost", "adaboost"}
     for cells in rows.values():
-        test_risk, train_risk, cbound, roy, pb2 = map(float, cells[:5])
+        test_risk, train_risk, cbound, roy, pb2, best = map(float, cells[:6])
         assert 0 <= test_risk < 0.2 and train_risk <= cbound <= min(roy, 1.0) + 1e-9
-        assert train_risk <= pb2 <= 1.0
+        assert train_risk <= pb2 <= 1.0 and min(roy, pb2) <= best <= 1.0  # best: at delta / 2
     assert lines[4].startswith("done in")
 
 
@@ -77,6 +77,7 @@ def test_bad_input_in_a_subprocess_exits_2_with_one_line():
         (["demo", "--stumps", "0"], "--stumps must be >= 1"),
         (["compare", "--data", "no_such_set"], "unknown dataset 'no_such_set'"),
         (["compare", "--data", "breast_cancer", "--unknown"], "unrecognized arguments"),
+        (["demo", "--json", "/nonexistent/dir/out.json"], "does not exist"),  # before fitting
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(capsys, argv, message):

@@ -11,8 +11,10 @@ import re
 import numpy as np
 import pytest
 
+from pacbound import sweep
 from pacbound.apps.reproduce import command as cli_reproduce
 from pacbound.apps.reproduce import runner as reproduce
+from pacbound.apps.reproduce.baselines import ridge_votes
 from pacbound.apps.reproduce.paper_tables import (
     GERMAIN2009_TABLE1,
     ROY2016_LEARNERS,
@@ -20,6 +22,7 @@ from pacbound.apps.reproduce.paper_tables import (
     PaperCell,
 )
 from pacbound.datasets.registry import REGISTRY
+from pacbound.solvers import adaboost
 
 
 # ------------------------------------------------------------------ the papers' numbers
@@ -72,26 +75,36 @@ def test_ridge_votes_is_the_closed_form():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1.0, -1.0)
-    model = reproduce.RidgeVotesClassifier(C=2.0, n_stumps=4).fit(X, y)
     # independent: stumps at k / 5 of each feature's range, ridge normal equations
     lo, hi = X.min(0), X.max(0)
     t = lo[:, None] + np.arange(1, 5)[None, :] / 5 * (hi - lo)[:, None]
     H = np.where(X[:, :, None] > t[None], 1.0, -1.0).reshape(60, 12)
     v = np.linalg.solve(H.T @ H + 0.5 * np.eye(12), H.T @ y)
-    np.testing.assert_allclose(model.ridge_.coef_.ravel(), v, rtol=1e-8, atol=1e-10)
-    np.testing.assert_array_equal(model.predict(X), np.where(H @ v > 0, 1.0, -1.0))
+    result = ridge_votes(H, y, 2.0)
+    np.testing.assert_allclose(result.info.coefficients, v, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(result.weights, v / np.abs(v).sum(), rtol=1e-8, atol=1e-12)
+    mask = (np.arange(60) % 4 != 0).astype(float)
+    np.testing.assert_allclose(
+        ridge_votes(H, y, 2.0, sample_weight=mask).q, ridge_votes(H[mask > 0], y[mask > 0], 2.0).q
+    )
 
 
-def test_rounds_grid_reads_prefixes_of_one_run():
+def test_selection_is_sweep_cross_validation_and_the_refit():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
-    y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, "b", "a")
-    spec = reproduce.LearnerSpec("AdaBoost", "adaboost", {"n_rounds": (1, 3, 8)}, {"n_stumps": 3})
-    _, chosen, risk = reproduce.select_and_fit(spec, X, y, folds=3)
-    folds = list(reproduce.StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
-    model = reproduce._estimator(spec)
-    separate = [reproduce._cv_risk(model, {"n_rounds": t}, X, y, folds) for t in (1, 3, 8)]
-    assert risk == min(separate) and chosen["n_rounds"] == (1, 3, 8)[int(np.argmin(separate))]
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 1.0, -1.0)
+    spec = reproduce.LearnerSpec("AdaBoost", "adaboost", {"n_rounds": (1, 3, 8)}, {})
+    fitted = reproduce.select_and_fit(spec, X, y, folds=3, n_stumps=3)
+    separate = [
+        sweep.cross_validate(adaboost, X, y, sweep.stump_voters(3), folds=3, refit_best=False,
+                             n_rounds=np.array([t])).mean_risk[0]
+        for t in (1, 3, 8)
+    ]  # fmt: skip
+    assert fitted.cv_risk == pytest.approx(min(separate))
+    T = fitted.chosen["n_rounds"]
+    assert T == (1, 3, 8)[int(np.argmin(separate))]
+    direct = adaboost(np.asarray(fitted.voters(X)), y, T)
+    np.testing.assert_allclose(fitted.result.q, direct.q, atol=1e-12)
 
 
 def test_bad_names_are_value_errors():

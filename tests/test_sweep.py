@@ -1,6 +1,7 @@
 """pacbound.sweep: grids equal Python loops, masked folds equal slicing, one compilation,
 chunked and sharded runs equal a single call (8 CPU devices in a subprocess)."""
 
+import functools
 import os
 import subprocess
 import sys
@@ -12,12 +13,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound import bounds, sweep
+from pacbound import sweep
 from pacbound.solvers import cbboost, mincq
 from pacbound.sweep import paths as grid_paths
 from pacbound.sweep import sharding
 from pacbound.sweep.cells import Plan, grid_chunk
 from pacbound.voters import fit_stumps, votes
+from tests.reference import bounds_numpy as R
 
 ROUNDS = np.array([1, 3, 6])
 TOLS = np.array([0.0, 1e-3])
@@ -45,7 +47,7 @@ def test_grid_equals_python_loop(data):
     for i, (tol, T) in enumerate(zip(g.values["tol"], g.values["n_rounds"])):
         r = cbboost(H, y, int(T), tol=tol)  # a run of exactly T rounds
         np.testing.assert_allclose(g.result.q[i], r.q, atol=1e-12)
-        np.testing.assert_allclose(g.result.cbounds[i, :T], r.cbounds, atol=1e-12)
+        np.testing.assert_allclose(g.result.info.cbounds[i, :T], r.info.cbounds, atol=1e-12)
     zipped = sweep.grid(cbboost, H, y, zip=True, tol=TOLS, n_rounds=ROUNDS[1:])
     np.testing.assert_allclose(zipped.result.q, np.asarray(g.result.q)[[1, 5]], atol=1e-12)
 
@@ -59,7 +61,7 @@ def test_mincq_masked_folds_equal_explicit_slicing(data):
         train, held = fold != f, fold == f
         for i, mu in enumerate(mus):
             r = mincq(H[train], y[train], mu)
-            vote = H[held] @ (np.asarray(r.q[: H.shape[1]]) - np.asarray(r.q[H.shape[1] :]))
+            vote = H[held] @ np.asarray(r.weights)
             assert cv.risks[f, i] == pytest.approx(np.mean(y[held] * vote <= 0))
     assert cv.refit is None
 
@@ -67,12 +69,13 @@ def test_mincq_masked_folds_equal_explicit_slicing(data):
 def test_mincq_grid_runs_as_one_path_equal_to_single_solves(data):
     _, y, H = (a.astype(np.float32) for a in data)
     mus = np.array([0.1, 0.05], np.float32)  # unsorted: the path sorts and unsorts
-    assert grid_paths.solves_as_path(mincq, {"mu": mus}, {"rtol": 1e-5})
+    assert grid_paths.solves_as_path(mincq, {"mu": mus}, {"tol": 1e-5})
+    assert grid_paths.solves_as_path(functools.partial(mincq, atol=0.0), {"mu": mus}, {})
     assert not grid_paths.solves_as_path(mincq, {"mu": mus}, {"q0": np.ones(8)})
     g = sweep.grid(mincq, H, y, mu=mus)
     for i, mu in enumerate(mus):
         single = mincq(H, y, mu)
-        gaps = float(g.result.duality_gap[i] + single.duality_gap)
+        gaps = float(g.result.info.duality_gap[i] + single.info.duality_gap)
         assert abs(float(g.result.objective[i] - single.objective)) <= gaps + 1e-7
         assert bool(g.result.converged[i])
 
@@ -83,14 +86,49 @@ def test_bound_selection_is_a_union_bound(data):
         cbboost, H, y, bound="pac_bound_1", delta=0.1, tol=TOLS, n_rounds=ROUNDS
     )  # the grid test's shapes: compiled already
     assert s.delta == pytest.approx(0.1 / (len(TOLS) * len(ROUNDS)))
+    Hs = np.concatenate([H, -H], axis=1)  # the posteriors are over [H, -H]
     for i, q in enumerate(np.asarray(s.result.q)):
-        mu1, mu2 = np.mean(y * (H @ q)), np.mean((H @ q) ** 2)
+        mu1, mu2 = np.mean(y * (Hs @ q)), np.mean((Hs @ q) ** 2)
         support = q > 0
         kl = np.sum(q[support] * np.log(q[support] * len(q)))
-        ref = bounds.pac_bound_1((1 - mu1) / 2, (1 - mu2) / 2, kl, len(y), s.delta)
-        np.testing.assert_allclose(s.bounds[i], ref, rtol=1e-9)
+        ref = R.pac_bound_1((1 - mu1) / 2, (1 - mu2) / 2, kl, len(y), s.delta)
+        np.testing.assert_allclose(s.bounds[i], min(ref, 1.0), rtol=1e-9)
     assert s.best_index == int(np.argmin(s.bounds))
     assert s.best_values["n_rounds"] == s.values["n_rounds"][s.best_index]
+
+
+def test_partial_learners_keep_their_declared_traits(data):
+    """Sweeps ask the learner (issue #15): a functools.partial still reads prefixes."""
+    _, y, H = data
+    partial = functools.partial(cbboost, allow_reselect=False)
+    g = sweep.grid(partial, H, y, n_rounds=ROUNDS)
+    for i, T in enumerate(ROUNDS):
+        r = cbboost(H, y, int(T), allow_reselect=False)
+        np.testing.assert_allclose(g.result.q[i], r.q, atol=1e-12)
+
+
+def test_selection_certifies_normalized_posteriors_of_every_learner(data):
+    """Issue #20 items 5-7: LPBoost / CG-Boost posteriors are normalized before any bound sees
+    them (their program's q summed to 1.229), no cell is NaN, and a quasi-uniform bound is
+    refused for posteriors outside that family."""
+    from pacbound.solvers import cgboost, lpboost
+
+    _, y, H = data
+    Hs = np.concatenate([H, -H], axis=1)
+    for learner in (cgboost, lpboost):
+        s = sweep.select_by_bound(learner, H, y, bound="seeger", C=np.geomspace(1e-5, 1e3, 4),
+                                  options={"max_iter": 10})  # fmt: skip
+        assert np.isfinite(s.bounds).all() and (s.bounds <= 1).all()
+        for i, q in enumerate(np.asarray(s.result.q)):
+            assert q.sum() == pytest.approx(1.0) and (q >= 0).all()
+            mu1 = np.mean(y * (Hs @ q))
+            kl = np.sum(q[q > 0] * np.log(q[q > 0] * len(q)))
+            ref = 2 * R.seeger((1 - mu1) / 2, kl, len(y), s.delta)
+            np.testing.assert_allclose(s.bounds[i], min(ref, 1.0), rtol=1e-9)
+    with pytest.raises(ValueError, match="quasi-uniform"):
+        sweep.select_by_bound(cbboost, H, y, bound="cbound_quasi_uniform", n_rounds=ROUNDS)
+    one = sweep.select_by_bound(cbboost, H, y, bound="pac_bound_2", n_rounds=np.array([1]))
+    assert np.isfinite(one.bounds).all()  # a one-voter posterior: no NaN (item 7)
 
 
 def test_stratified_folds(data):
@@ -124,11 +162,15 @@ def test_masked_folds_equal_explicit_slicing(data):
 
 
 def _prefix(result, T):
-    """The vote after T rounds, from the per-round alphas (as bauvin2020 Algorithm 1 sums them)."""
-    alphas, selected = np.asarray(result.alphas[:T]), np.asarray(result.selected[:T])
+    """The vote after T rounds over [H, -H], from the per-round alphas (as bauvin2020
+    Algorithm 1 sums them)."""
+    info = result.info
+    alphas, selected = np.asarray(info.alphas[:T]), np.asarray(info.selected[:T])
     q = np.zeros(result.q.shape[0])
     np.add.at(q, selected[selected >= 0], alphas[selected >= 0])
-    return q / q.sum()
+    q = q / q.sum()
+    n = q.size // 2
+    return q[:n] - q[n:]  # the vote's weights on H
 
 
 def _compilations(fn):
@@ -169,7 +211,8 @@ def test_chunked_equals_unchunked(data):
     _, y, H = data
     tols = np.array([0.0, 1e-4, 1e-3])
     whole = sweep.grid(cbboost, H, y, tol=tols, n_rounds=ROUNDS)
-    plan, cells = Plan(cbboost, (), int(ROUNDS.max())), ({"tol": tols}, np.tile(ROUNDS, (3, 1)))
+    plan = Plan(cbboost, (), "n_rounds", int(ROUNDS.max()))
+    cells = ({"tol": tols}, np.tile(ROUNDS, (3, 1)))
     need = sharding._bytes(grid_chunk, plan, sharding.cell_mesh(), cells, (H, y, {}), 1)
     seen = []
     parts = sweep.grid(cbboost, H, y, tol=tols, n_rounds=ROUNDS, memory_budget=need,

@@ -25,27 +25,28 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.linear_model import RidgeClassifier
 
-from pacbound import voters
+from pacbound import solvers
+from pacbound.apps.reproduce.baselines import ridge_votes
 from pacbound.apps.reproduce.paper_tables import GERMAIN2009_TABLE1, ROY2016_TABLE1
 
-__all__ = ["PROTOCOLS", "LearnerSpec", "Protocol", "RidgeVotesClassifier"]
+__all__ = ["LEARNERS", "PROTOCOLS", "LearnerSpec", "Protocol"]
+
+LEARNERS = {**solvers.LEARNERS, "ridge": ridge_votes}
 
 
 class LearnerSpec(NamedTuple):
-    """A learner of a protocol: an estimator, fixed arguments and the grids cross-validated.
+    """A learner of a protocol: a learner, fixed arguments and the grids cross-validated.
 
     Attributes:
       label: the paper's column name.
-      estimator: key of :data:`pacbound.estimators.ESTIMATORS`, or ``"ridge"``.
+      learner: key of :data:`LEARNERS` (:data:`pacbound.solvers.LEARNERS` and ``"ridge"``).
       grid: ``{parameter: values}`` searched by cross-validation (empty: none).
-      fixed: constructor arguments.
+      fixed: the learner's other arguments.
     """
 
     label: str
-    estimator: str
+    learner: str
     grid: dict[str, tuple]
     fixed: dict[str, Any]
 
@@ -81,8 +82,8 @@ _KL = {"C": _C_GRID, "gamma": _GAMMA_GRID}
 _GERMAIN = {
     "adaboost": LearnerSpec("AdaBoost", "adaboost", {}, {"n_rounds": 200}),
     "ridge": LearnerSpec("RR", "ridge", {"C": _C_GRID}, {}),
-    "kl-el": LearnerSpec("KL-EL", "klboost", _KL, {"loss": "exponential"}),
-    "kl-ql": LearnerSpec("KL-QL", "klboost", _KL, {"loss": "quadratic"}),
+    "kl-el": LearnerSpec("KL-EL", "kl_el", _KL, {"max_iter": 1000}),
+    "kl-ql": LearnerSpec("KL-QL", "kl_ql", _KL, {"max_iter": 1000}),
 }
 PROTOCOLS = {
     "roy2016-table1": Protocol("roy2016-table1", _ROY, tuple(ROY2016_TABLE1), 5, True),
@@ -90,30 +91,3 @@ PROTOCOLS = {
         "germain2009-table1", _GERMAIN, tuple(GERMAIN2009_TABLE1), 10, False
     ),
 }
-
-
-class RidgeVotesClassifier(ClassifierMixin, BaseEstimator):
-    """Ridge regression on the decision stumps' votes (germain2009 §5, "RR").
-
-    germain2009 eq. (17) with ``v = w / gamma`` and no box: ``C sum_i (y_i v.h(x_i) - 1)^2 +
-    ||v||^2``, i.e. scikit-learn's ``RidgeClassifier(alpha=1/C, fit_intercept=False)`` on the
-    ``n_stumps`` stumps per feature of :func:`pacbound.voters.fit_stumps`.
-    """
-
-    def __init__(self, C: float = 1.0, n_stumps: int = 10):
-        self.C = C
-        self.n_stumps = n_stumps
-
-    def fit(self, X, y):
-        self.stumps_ = voters.fit_stumps(X, self.n_stumps)
-        ridge = RidgeClassifier(alpha=1.0 / self.C, fit_intercept=False, solver="svd")
-        self.ridge_ = ridge.fit(self._votes(X), y)
-        self.classes_ = self.ridge_.classes_
-        self.n_voters_ = int(np.count_nonzero(self.ridge_.coef_))
-        return self
-
-    def _votes(self, X) -> np.ndarray:
-        return np.asarray(voters.votes(self.stumps_, X), np.float64)  # ±1: exact in float32
-
-    def predict(self, X):
-        return self.ridge_.predict(self._votes(X))

@@ -3,41 +3,31 @@
 The protocols (learners, grids, folds) are in :mod:`.protocols`, the published numbers in
 :mod:`.paper_tables`; :mod:`.command` holds the command and renders the markdown tables.
 
-Cross-validation runs over the :mod:`pacbound.estimators` classifiers with scikit-learn's
-stratified, shuffled, seeded folds, ties to the first grid point (as ``GridSearchCV``); each
-fold is a zero-weight mask of the held-out examples (``fit(..., sample_weight=...)``), so all
-folds and the refit have one shape and the solver compiles once per dataset. A grid of boosting
-rounds (AdaBoost, CB-Boost) is read from the prefixes of one run of the largest per fold
-(``staged_decision_function``). ``quick`` keeps 4 values of each grid (ends included) and 3
-folds.
+Cross-validation is :func:`pacbound.sweep.cross_validate` on the learners of
+:mod:`pacbound.solvers` (and the ridge baseline): stratified, seeded folds as zero-weight
+masks, the decision stumps fitted on each training fold, folds x grid in one compiled call,
+ties to the first grid point, and the refit on the whole training set; a grid of boosting rounds
+(AdaBoost, CB-Boost) is read from the prefixes of one run of the largest (the learners' declared
+``truncate``). ``quick`` keeps 4 values of each grid (ends included) and 3 folds.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.model_selection import ParameterGrid, StratifiedKFold
 
-from pacbound import datasets, voters
+from pacbound import datasets, sweep, voters
 from pacbound.apps.reproduce.paper_tables import GERMAIN2009_TABLE1
-from pacbound.apps.reproduce.protocols import PROTOCOLS, LearnerSpec, Protocol, RidgeVotesClassifier
+from pacbound.apps.reproduce.protocols import LEARNERS, PROTOCOLS, LearnerSpec, Protocol
 
-__all__ = [
-    "PROTOCOLS",
-    "LearnerSpec",
-    "Protocol",
-    "RidgeVotesClassifier",
-    "reproduce",
-    "select_and_fit",
-]
+__all__ = ["PROTOCOLS", "Fitted", "LearnerSpec", "Protocol", "reproduce", "select_and_fit"]
 
 QUICK_VALUES, QUICK_FOLDS = 4, 3
+N_STUMPS = 10  # stumps per feature, both papers
 
 
 def _subgrid(values: tuple, n: int | None) -> tuple:
@@ -51,82 +41,43 @@ def _subgrid(values: tuple, n: int | None) -> tuple:
     )
 
 
-def _estimator(spec: LearnerSpec):
-    """A fresh estimator (or the ridge classifier) with the spec's fixed arguments."""
-    if spec.estimator == "ridge":
-        return RidgeVotesClassifier(**spec.fixed)
-    from pacbound.estimators import ESTIMATORS
+class Fitted(NamedTuple):
+    """A learner's selected fit: its result, the voters (``X -> H``), the chosen values and
+    their mean cross-validation risk (NaN with no grid)."""
 
-    return ESTIMATORS[spec.estimator](**spec.fixed)
+    result: Any
+    voters: Callable
+    chosen: dict[str, Any]
+    cv_risk: float
 
-
-def _weighted(model) -> bool:
-    return "sample_weight" in inspect.signature(model.fit).parameters
-
-
-def _fit_on(model, params: dict, X: np.ndarray, y: np.ndarray, rows: np.ndarray):
-    """``model`` with ``params`` fitted on ``X[rows]``: as zero-weight masks when the estimator
-    takes ``sample_weight`` (one shape for every fold and the refit, so one compilation)."""
-    model = clone(model).set_params(**params)
-    if _weighted(model):
-        return model.fit(X, y, sample_weight=np.isin(np.arange(len(y)), rows).astype(float))
-    return model.fit(X[rows], y[rows])
-
-
-def _cv_risk(model, params: dict, X: np.ndarray, y: np.ndarray, folds: list) -> float:
-    """Mean held-out zero-one risk over the folds; NaN when a fit refuses the values (e.g.
-    an unreachable ``mu``)."""
-    try:
-        fitted = [(_fit_on(model, params, X, y, train), valid) for train, valid in folds]
-    except ValueError:
-        return float("nan")
-    return float(np.mean([1.0 - m.score(X[valid], y[valid]) for m, valid in fitted]))
-
-
-def _staged_cv_risks(model, rounds: list[int], X: np.ndarray, y: np.ndarray, folds: list):
-    """Mean held-out risk after each of ``rounds`` from one fit of ``max(rounds)`` per fold:
-    a boosting run's first ``T`` rounds are the run of ``T`` rounds (``staged_decision_function``),
-    so the grid costs one fit per fold and one compilation."""
-    risks = []
-    for train, valid in folds:
-        fitted = _fit_on(model, {"n_rounds": max(rounds)}, X, y, train)
-        stages = np.stack(list(fitted.staged_decision_function(X[valid])))
-        predicted = fitted.classes_[(stages[np.asarray(rounds) - 1] > 0).astype(int)]
-        risks.append(np.mean(predicted != y[valid], axis=1))
-    return np.mean(risks, axis=0)
+    def risk(self, X: np.ndarray, y: np.ndarray) -> float:
+        """The majority vote's zero-one risk on ``(X, y)`` (a tie is an error)."""
+        vote = np.asarray(self.voters(X), np.float64) @ np.asarray(self.result.weights)
+        return float(np.mean(y * vote <= 0))
 
 
 def select_and_fit(
     spec: LearnerSpec, X: np.ndarray, y: np.ndarray, *, folds: int, values: int | None = None,
-    seed: int = 0,
-) -> tuple[Any, dict[str, Any], float]:  # fmt: skip
+    seed: int = 0, n_stumps: int = N_STUMPS,
+) -> Fitted:  # fmt: skip
     """Choose the spec's hyperparameters by stratified k-fold CV, refit on all of ``(X, y)``.
 
-    The folds are scikit-learn's ``StratifiedKFold`` (shuffled, seeded); the first grid point
-    with the lowest mean held-out risk wins (as ``GridSearchCV``).
+    :func:`pacbound.sweep.cross_validate` with the stumps fitted on each training fold; the
+    first grid point with the lowest mean held-out risk wins (as ``GridSearchCV``).
 
     Args:
       values: keep this many values of each grid, spread over it (``None``: all).
-
-    Returns:
-      ``(estimator, chosen parameters, CV risk)``; with no grid, the fitted estimator and NaN.
-
-    Raises:
-      ValueError: every grid point failed to fit.
     """
-    model, everything = _estimator(spec), np.arange(len(y))
+    learner, stumps = LEARNERS[spec.learner], sweep.stump_voters(n_stumps)
     if not spec.grid:
-        return _fit_on(model, {}, X, y, everything), {}, float("nan")
-    points = list(ParameterGrid({k: list(_subgrid(v, values)) for k, v in spec.grid.items()}))
-    splits = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
-    if list(spec.grid) == ["n_rounds"] and hasattr(model, "staged_decision_function"):
-        risks = _staged_cv_risks(model, [p["n_rounds"] for p in points], X, y, splits)
-    else:
-        risks = np.array([_cv_risk(model, p, X, y, splits) for p in points])
-    if np.isnan(risks).all():
-        raise ValueError(f"{spec.label}: no value of its grid {spec.grid} could be fitted")
-    best = int(np.nanargmin(risks))
-    return _fit_on(model, points[best], X, y, everything), points[best], float(risks[best])
+        transform = stumps(X)
+        return Fitted(learner(transform(X), y, **spec.fixed), transform, {}, float("nan"))
+    grids = {k: np.asarray(_subgrid(v, values)) for k, v in spec.grid.items()}
+    cv = sweep.cross_validate(
+        learner, X, y, stumps, folds=folds, seed=seed, options=dict(spec.fixed), batch_size=1,
+        **grids,
+    )  # fmt: skip
+    return Fitted(cv.refit, cv.voters, cv.best_values, float(cv.mean_risk[cv.best_index]))
 
 
 def _split(protocol: Protocol, name: str, X: np.ndarray, y: np.ndarray, seed: int):
@@ -163,13 +114,12 @@ def _grids(protocol: Protocol, learners, cv) -> dict[str, dict]:
 
 def _learner_row(spec, split, **cv) -> dict[str, Any]:
     start = time.perf_counter()
-    model, chosen, cv_risk = select_and_fit(spec, split.X_train, split.y_train, **cv)
-    test_risk = 1.0 - float(model.score(split.X_test, split.y_test))
+    fitted = select_and_fit(spec, split.X_train, split.y_train, **cv)
     return {
-        "params": {k: float(v) for k, v in chosen.items()},
-        "cv_risk": None if np.isnan(cv_risk) else cv_risk,
-        "test_risk": test_risk,
-        "n_voters": int(getattr(model, "n_voters_", -1)),
+        "params": {k: float(v) for k, v in fitted.chosen.items()},
+        "cv_risk": None if np.isnan(fitted.cv_risk) else fitted.cv_risk,
+        "test_risk": fitted.risk(split.X_test, split.y_test),
+        "n_voters": int(np.count_nonzero(np.asarray(fitted.result.q))),
         "seconds": time.perf_counter() - start,
     }
 

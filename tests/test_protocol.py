@@ -1,0 +1,171 @@
+"""The learner protocol (issue #15): one test over every learner of the registry, dense and
+matrix-free, and over a user-written learner that follows the documented protocol.
+
+Each learner: the signature vocabulary (``H, y``, hyperparameters, keyword-only
+``sample_weight`` and options named ``tol`` / ``max_iter``, none of the retired names), the
+one result base (``q`` a distribution over ``[H, -H]``, ``weights = q[:n] - q[n:]``, ``steps``,
+``converged``, ``info``), a certificate of the result equal to the normalized posterior's
+(independent NumPy reference), and ``jit`` == ``vmap`` over fold masks == no-jit.
+"""
+
+import functools
+import inspect
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from pacbound import solvers, sweep
+from pacbound.certify import certify
+from pacbound.solvers.protocol import LearnerResult, learner, posterior_from_weights, traits
+from pacbound.voters import stump_search
+from tests.reference import bounds_numpy as R
+
+RETIRED = {"eps", "epsilon", "rtol", "max_columns", "max_sweeps", "steps"}
+
+# learner name -> (hyperparameters, static options) for a small run
+EXAMPLES = {
+    "mincq": ((0.05,), {}),
+    "tmincq": ((0.05,), {"H_unlabeled": "unlabeled"}),
+    "cqboost": ((0.05,), {"max_iter": 6}),
+    "cqboost_stumps": ((0.05,), {"max_iter": 6}),
+    "lpboost": ((1.0,), {"max_iter": 6}),
+    "lpboost_stumps": ((1.0,), {"max_iter": 6}),
+    "cgboost": ((1.0,), {"max_iter": 6}),
+    "cgboost_stumps": ((1.0,), {"max_iter": 6}),
+    "mdboost": ((10.0,), {"max_iter": 6}),
+    "mdboost_stumps": ((10.0,), {"max_iter": 6}),
+    "cbboost": ((6,), {}),
+    "gbcbboost": ((6,), {}),
+    "cbboost_stumps": ((6,), {}),
+    "gbcbboost_stumps": ((6,), {}),
+    "adaboost": ((6,), {}),
+    "adaboost_stumps": ((6,), {}),
+    "vebboost": ((0.5, 6), {}),
+    "vebboost_stumps": ((0.5, 6), {}),
+    "kl_coordinate_descent": ((1.0, 0.5), {"max_iter": 50}),
+    "kl_ql": ((1.0, 0.5), {"max_iter": 50}),
+    "kl_el": ((1.0, 0.5), {"max_iter": 50}),
+    "minimize_bound": (("seeger",), {"max_iter": 30}),
+}
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(48, 3))
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.4 * rng.normal(size=48) > 0, 1.0, -1.0)
+    thresholds = np.quantile(X, [0.25, 0.5, 0.75], axis=0).T.ravel()
+    H = np.where(X[:, np.repeat(np.arange(3), 3)] > thresholds, 1.0, -1.0)
+    masks = np.stack([np.arange(48) % 3 != k for k in range(2)]).astype(np.float64)
+    return X, y, H, stump_search(X), masks
+
+
+def _call(name, data, fn=None, **extra):
+    _, y, H, search, _ = data
+    fn = fn or solvers.LEARNERS[name]
+    hyper, options = EXAMPLES[name]
+    options = {k: (H[:10] if v == "unlabeled" else v) for k, v in options.items()}
+    first = search if traits(fn).matrix_free else H
+    return fn(first, y, *hyper, **options, **extra)
+
+
+def test_every_registered_learner_has_an_example():
+    assert set(solvers.LEARNERS) == set(EXAMPLES)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_signature_vocabulary(name):
+    fn = solvers.LEARNERS[name]
+    params = inspect.signature(fn).parameters
+    first = list(params)[:2]
+    assert first == (["search", "y"] if traits(fn).matrix_free else ["H", "y"]), first
+    weight = params["sample_weight"]
+    assert weight.kind is inspect.Parameter.KEYWORD_ONLY and weight.default is None
+    assert not RETIRED & set(params), RETIRED & set(params)
+    assert fn.__doc__ and fn.__name__ == name
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_one_result_base_and_its_certificate(name, data):
+    X, y, H, _, _ = data
+    r = _call(name, data)
+    assert isinstance(r, LearnerResult) and isinstance(r.info, tuple)
+    q, w = np.asarray(r.q, np.float64), np.asarray(r.weights, np.float64)
+    n = q.size // 2
+    assert q.shape == (2 * n,) and (q >= 0).all() and q.sum() == pytest.approx(1.0, abs=1e-9)
+    np.testing.assert_allclose(w, q[:n] - q[n:], atol=1e-12)
+    assert np.asarray(r.steps).dtype.kind == "i" and np.asarray(r.converged).dtype == bool
+    matrix_free = traits(solvers.LEARNERS[name]).matrix_free
+    assert (r.stumps is not None) == matrix_free
+    votes = np.asarray(r.stumps.votes(X, jnp.float64)) if matrix_free else H
+    cert = certify(r, X if matrix_free else H, y, bounds=["seeger", "pac_bound_2"])
+    Hs = np.concatenate([votes, -votes], axis=1)
+    mu1, mu2 = R.moments(Hs, y, q / q.sum())
+    if matrix_free:  # the prior: uniform over every candidate stump and its complement
+        kl = R.kl_divergence(q[q > 0], np.full(int((q > 0).sum()), 0.5 / r.info.n_candidates))
+    else:
+        kl = R.kl_divergence(q / q.sum(), np.full(2 * n, 0.5 / n))
+    gibbs, dis = (1 - mu1) / 2, min((1 - mu2) / 2, 1 - mu1)
+    want = {
+        "seeger": 2 * R.seeger(gibbs, kl, len(y), 0.05),
+        "pac_bound_2": R.pac_bound_2(gibbs, dis, kl, len(y), 0.05),
+    }
+    for bound, value in want.items():
+        np.testing.assert_allclose(cert.bounds[bound], min(value, 1.0), rtol=1e-7, err_msg=bound)
+    assert cert.majority_vote_risk <= min(cert.bounds.values())
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_jit_vmap_over_fold_masks_and_no_jit_agree(name, data):
+    masks = data[-1]
+
+    def run(mask):
+        return _call(name, data, sample_weight=mask).q
+
+    loop = np.stack([run(m) for m in masks])
+    np.testing.assert_allclose(jax.jit(run)(masks[0]), loop[0], atol=1e-6)
+    np.testing.assert_allclose(jax.vmap(run)(masks), loop, atol=1e-6)
+
+
+# --------------------------------------------------------- a user-written learner
+class EdgeInfo(NamedTuple):
+    edges: jax.Array
+
+
+@learner()
+def edge_vote(H, y, temperature, *, sample_weight=None):
+    """A toy learner following the protocol: weights proportional to the voters' weighted
+    edges, sharpened by ``temperature`` (softmax over ``[H, -H]``)."""
+    H, y = jnp.asarray(H, jnp.float64), jnp.asarray(y, jnp.float64)
+    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
+    edges = H.T @ (w * y) / jnp.sum(w)
+    q = jax.nn.softmax(temperature * jnp.concatenate([edges, -edges]))
+    n = edges.shape[0]
+    result_weights = q[:n] - q[n:]
+    one = jnp.ones((), jnp.int32)
+    return LearnerResult(q, result_weights, jnp.zeros(()), one, jnp.ones((), bool), None,
+                         EdgeInfo(edges))  # fmt: skip
+
+
+def test_a_user_written_learner_works_in_sweeps_and_certificates(data):
+    _, y, H, _, _ = data
+    r = edge_vote(H, y, 5.0)
+    assert certify(r, H, y).valid
+    g = sweep.grid(edge_vote, H, y, temperature=np.array([1.0, 5.0]))
+    np.testing.assert_allclose(g.result.q[1], r.q, atol=1e-12)
+    cv = sweep.cross_validate(edge_vote, H, y, folds=3, temperature=np.array([1.0, 5.0]))
+    assert cv.best_values["temperature"] in (1.0, 5.0)
+    s = sweep.select_by_bound(edge_vote, H, y, bound="seeger", temperature=np.array([1.0, 5.0]))
+    assert np.isfinite(s.bounds).all()
+    partial = functools.partial(edge_vote, temperature=2.0)
+    np.testing.assert_allclose(partial(H, y).q, edge_vote(H, y, 2.0).q)
+
+
+def test_posterior_from_weights_states_any_signed_vote():
+    w = jnp.array([0.5, -0.25, 0.0])
+    q = posterior_from_weights(w)
+    np.testing.assert_allclose(q, [2 / 3, 0, 0, 0, 1 / 3, 0])
+    np.testing.assert_allclose(posterior_from_weights(jnp.zeros(2)), np.full(4, 0.25))
