@@ -31,11 +31,13 @@ bounds' guarantees are the theorems' for uniform weights.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.validation import check_sample_weight, float_dtype, is_concrete
@@ -57,6 +59,11 @@ __all__ = [
     "tandem_risk",
     "ternary_rates",
 ]
+
+
+# Full float32 products: on GPUs the default float32 matmul rounds its inputs to TF32 (10-bit
+# mantissa), which would move the statistics, and so the certificates, by ~1e-3.
+_matmul = functools.partial(jnp.matmul, precision=lax.Precision.HIGHEST)
 
 
 class LossStatistics(NamedTuple):
@@ -200,7 +207,7 @@ def _loss_statistics(errors, sample_weight, mask):
     w, M = _weights_and_mask(errors, sample_weight, mask)
     counted = (w > 0).astype(errors.dtype)
     if M is None:
-        tandem_mass = errors.T @ (w[:, None] * errors)
+        tandem_mass = _matmul(errors.T, w[:, None] * errors)
         error_mass = jnp.sum(w[:, None] * errors, axis=0)
         total = jnp.sum(w)
         risks = error_mass / total
@@ -209,10 +216,10 @@ def _loss_statistics(errors, sample_weight, mask):
         return LossStatistics(risks, tandem_mass / total, pair_risks, pair_counts)
     masked = M * errors
     weighted_mask = w[:, None] * M
-    pair_mass = M.T @ weighted_mask
-    tandem = (masked.T @ (w[:, None] * masked)) / pair_mass
-    pair_risks = (masked.T @ weighted_mask) / pair_mass
-    pair_counts = M.T @ (counted[:, None] * M)
+    pair_mass = _matmul(M.T, weighted_mask)
+    tandem = _matmul(masked.T, w[:, None] * masked) / pair_mass
+    pair_risks = _matmul(masked.T, weighted_mask) / pair_mass
+    pair_counts = _matmul(M.T, counted[:, None] * M)
     return LossStatistics(jnp.diagonal(pair_risks), tandem, pair_risks, pair_counts)
 
 
@@ -247,19 +254,20 @@ def disagreement_matrix(
     m, n = jnp.shape(predictions)
     w = jnp.ones((m,), dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
     M = jnp.ones((m, n), dtype) if mask is None else jnp.asarray(mask, dtype)
-    agree = jnp.einsum("ijc,i,ikc->jk", onehot * M[:, :, None], w, onehot * M[:, :, None])
-    return 1.0 - agree / (M.T @ (w[:, None] * M))
+    shown = onehot * M[:, :, None]
+    agree = jnp.einsum("ijc,i,ikc->jk", shown, w, shown, precision=lax.Precision.HIGHEST)
+    return 1.0 - agree / _matmul(M.T, w[:, None] * M)
 
 
 def quadratic_form(matrix: ArrayLike, rho: ArrayLike) -> jax.Array:
     """``rho^T A rho``; ``rho`` may carry leading batch axes (``(..., n)``): one product."""
     rho = jnp.asarray(rho)
-    return jnp.sum((rho @ jnp.asarray(matrix)) * rho, axis=-1)
+    return jnp.sum(_matmul(rho, jnp.asarray(matrix)) * rho, axis=-1)
 
 
 def gibbs_risk(stats: LossStatistics, rho: ArrayLike) -> jax.Array:
     """``E_rho[L_hat(h)] = rho . risks``, the empirical Gibbs risk (batch axes allowed)."""
-    return jnp.asarray(rho) @ stats.risks
+    return _matmul(jnp.asarray(rho), stats.risks)
 
 
 def tandem_risk(stats: LossStatistics, rho: ArrayLike) -> jax.Array:

@@ -203,8 +203,11 @@ def majority_vote_errors(
     """
     predictions, y, classes = jnp.asarray(predictions), jnp.asarray(y), jnp.asarray(classes)
     rho = jnp.asarray(rho)
-    scores = jnp.einsum("ijc,j->ic", (predictions[:, :, None] == classes).astype(rho.dtype), rho)
-    true_score = (predictions == y[:, None]).astype(rho.dtype) @ rho
+    votes = (predictions[:, :, None] == classes).astype(rho.dtype)
+    scores = jnp.einsum("ijc,j->ic", votes, rho, precision=lax.Precision.HIGHEST)
+    true_score = jnp.matmul(
+        (predictions == y[:, None]).astype(rho.dtype), rho, precision=lax.Precision.HIGHEST
+    )
     others = jnp.where(classes[None, :] == y[:, None], -jnp.inf, scores)
     return (true_score <= jnp.max(others, axis=-1)).astype(rho.dtype)
 
