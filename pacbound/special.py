@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -128,11 +129,29 @@ def log_beta(a: ArrayLike, b: ArrayLike) -> jax.Array:
     a, b = _floats(a, b)
     total = a + b
     p_log, q_log = -jnp.log1p(b / a), -jnp.log1p(a / b)  # ln(a / (a+b)), ln(b / (a+b))
-    stirling = stirling_remainder(a) + stirling_remainder(b) - stirling_remainder(total)
+    s_a, s_b, s_total = stirling_remainder(jnp.stack([a, b, total]))
+    stirling = s_a + s_b - s_total
     return (a - 0.5) * p_log + (b - 0.5) * q_log + _HALF_LOG_2PI - 0.5 * jnp.log(total) + stirling
 
 
-def _log_power_over_beta(a, b, x):
+class _GammaTerms(NamedTuple):
+    """The parts of ``ln[x^a (1-x)^b / B(a, b)]`` and of its derivatives that do not depend on
+    ``x``: ``s(a+b) - s(a) - s(b)`` and ``[psi(a+b) - ln(a+b)] - [psi(a) - ln a]`` (same in
+    ``b``), each remainder evaluated once on the stacked ``(a, b, a + b)``."""
+
+    stirling: jax.Array
+    digamma_a: jax.Array
+    digamma_b: jax.Array
+
+
+def _gamma_terms(a: jax.Array, b: jax.Array) -> _GammaTerms:
+    stacked = jnp.stack([a, b, a + b])
+    s_a, s_b, s_total = stirling_remainder(stacked)
+    psi_a, psi_b, psi_total = digamma_minus_log(stacked)
+    return _GammaTerms(s_total - s_a - s_b, psi_total - psi_a, psi_total - psi_b)
+
+
+def _log_power_over_beta(a, b, x, gamma: _GammaTerms):
     """``ln[x^a (1-x)^b / B(a, b)]`` and its partial derivatives in ``a`` and ``b``.
 
     With ``p = a / (a + b)``, ``q = b / (a + b)``, ``t1 = (x - p) / p``, ``t2 = (p - x) / q``
@@ -154,12 +173,8 @@ def _log_power_over_beta(a, b, x):
     gap = jnp.where(a <= b, x - p, q - (1.0 - x))
     log_x, excess_x = _log_ratio_and_excess(gap / p, jnp.log(x) - jnp.log(p))
     log_y, excess_y = _log_ratio_and_excess(-gap / q, jnp.log1p(-x) - jnp.log(q))
-    stirling = stirling_remainder(total) - stirling_remainder(a) - stirling_remainder(b)
-    log_power = 0.5 * jnp.log(a * q) - _HALF_LOG_2PI - a * excess_x - b * excess_y + stirling
-    psi_total = digamma_minus_log(total)
-    d_a = log_x + psi_total - digamma_minus_log(a)
-    d_b = log_y + psi_total - digamma_minus_log(b)
-    return log_power, d_a, d_b
+    log_power = 0.5 * jnp.log(a * q) - _HALF_LOG_2PI - a * excess_x - b * excess_y
+    return log_power + gamma.stirling, log_x + gamma.digamma_a, log_y + gamma.digamma_b
 
 
 def _two_sum(u: jax.Array, v: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -247,7 +262,7 @@ def _fraction_and_slopes(a1, b1, x1, y1, c, steps: int, tangents: bool):
     return value, slopes
 
 
-def _regular_parts(a, b, x, steps: int, tangents: bool):
+def _regular_parts(a, b, x, gamma: _GammaTerms, steps: int, tangents: bool):
     """``I_x(a, b)`` for ``a, b > 0`` and ``0 < x < 1`` and, with ``tangents``, its partial
     derivatives in ``a`` and ``b``.
 
@@ -261,7 +276,7 @@ def _regular_parts(a, b, x, steps: int, tangents: bool):
     a1, b1 = jnp.where(swap, b, a), jnp.where(swap, a, b)
     x1, y1 = jnp.where(swap, 1.0 - x, x), jnp.where(swap, x, 1.0 - x)
     c = _fraction_offset(a, b, x, swap)
-    log_power, d_a, d_b = _log_power_over_beta(a, b, x)
+    log_power, d_a, d_b = _log_power_over_beta(a, b, x, gamma)
     fraction, slopes = _fraction_and_slopes(a1, b1, x1, y1, c, steps, tangents)
     tail = jnp.exp(log_power) * fraction
     value = jnp.where(swap, 1.0 - tail, tail)
@@ -274,31 +289,32 @@ def _regular_parts(a, b, x, steps: int, tangents: bool):
     return value, (grad_a, grad_b)
 
 
-def _log_density(a, b, x):
+def _log_density(a, b, x, gamma: _GammaTerms):
     """``ln[x^(a-1) (1-x)^(b-1) / B(a, b)]``, the Beta density's log, at ``x`` kept inside
     ``[tiny, 1 - eps]`` so that it is finite at the ends (where it may be infinite)."""
     info = jnp.finfo(x.dtype)
     inner = jnp.clip(x, info.tiny, 1.0 - info.epsneg)
-    log_power, _, _ = _log_power_over_beta(a, b, inner)
+    log_power, _, _ = _log_power_over_beta(a, b, inner, gamma)
     return jnp.minimum(log_power - jnp.log(inner) - jnp.log1p(-inner), jnp.log(info.max))
 
 
 def _betainc_parts(a, b, x, steps: int, tangents: bool):
-    """``I_x(a, b)`` on the whole domain, with the limits at the edges: ``0`` at ``x = 0`` or
-    ``b = 0``, ``1`` at ``x = 1`` or ``a = 0``, NaN outside ``a, b >= 0``, ``0 <= x <= 1``
-    (or at ``a = b = 0``). Derivatives in ``a`` and ``b`` are 0 at the edges."""
+    """``I_x(a, b)`` on the whole domain, with SciPy's limits at the edges: ``0`` at ``x = 0``,
+    ``1`` at ``x = 1``, and inside ``1`` if ``a = 0``, ``0`` if ``b = 0``; NaN outside
+    ``a, b >= 0``, ``0 <= x <= 1`` (or at ``a = b = 0``). Derivatives in ``a`` and ``b`` are
+    0 at the edges."""
     invalid = ~((a >= 0) & (b >= 0) & (x >= 0) & (x <= 1)) | ((a == 0) & (b == 0))
-    zero = (x == 0) | (b == 0)
-    one = ((x == 1) | (a == 0)) & ~zero
+    zero = (x == 0) | ((b == 0) & (x < 1))
+    one = ~zero & ((x == 1) | (a == 0))
     regular = ~(invalid | zero | one)
-    safe = lambda t, fill: jnp.where(regular, t, fill)  # noqa: E731
-    a_in, b_in, x_in = safe(a, 1.0), safe(b, 1.0), safe(x, 0.5)
-    value, grads = _regular_parts(a_in, b_in, x_in, steps, tangents)
+    a_in, b_in = jnp.where(a > 0, a, 1.0), jnp.where(b > 0, b, 1.0)  # NaN-free everywhere
+    gamma = _gamma_terms(a_in, b_in)
+    value, grads = _regular_parts(a_in, b_in, jnp.where(regular, x, 0.5), gamma, steps, tangents)
     value = jnp.where(regular, value, jnp.where(invalid, jnp.nan, jnp.where(one, 1.0, 0.0)))
     if not tangents:
         return value, None
     grad_a, grad_b = (jnp.where(regular, g, jnp.where(invalid, jnp.nan, 0.0)) for g in grads)
-    density = jnp.exp(_log_density(jnp.where(invalid, 1.0, a), jnp.where(invalid, 1.0, b), x))
+    density = jnp.exp(_log_density(a_in, b_in, jnp.where(invalid, 0.5, x), gamma))
     grad_x = jnp.where(invalid, jnp.nan, jnp.where((a == 0) | (b == 0), 0.0, density))
     return value, (grad_a, grad_b, grad_x)
 

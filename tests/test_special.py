@@ -142,11 +142,12 @@ def test_more_steps_restore_precision_beyond_the_default_range():
 
 def test_edges_limits_and_invalid_input():
     nan = np.nan
-    a = [2.0, 2.0, 0.0, 3.0, 0.0, -1.0, 2.0, 2.0, 0.5, 0.5, 0.3]
-    b = [3.0, 3.0, 2.0, 0.0, 0.0, 2.0, -1.0, 3.0, 0.5, 0.5, 0.7]
-    x = [0.0, 1.0, 0.3, 0.3, 0.3, 0.3, 0.3, 1.5, 0.0, 1.0, 0.0]
-    expected = [0.0, 1.0, 1.0, 0.0, nan, nan, nan, nan, 0.0, 1.0, 0.0]
+    a = [2.0, 2.0, 0.0, 3.0, 0.0, -1.0, 2.0, 2.0, 0.5, 0.5, 0.3, 0.0, 3.0]
+    b = [3.0, 3.0, 2.0, 0.0, 0.0, 2.0, -1.0, 3.0, 0.5, 0.5, 0.7, 2.0, 0.0]
+    x = [0.0, 1.0, 0.3, 0.3, 0.3, 0.3, 0.3, 1.5, 0.0, 1.0, 0.0, 0.0, 1.0]
+    expected = [0.0, 1.0, 1.0, 0.0, nan, nan, nan, nan, 0.0, 1.0, 0.0, 0.0, 1.0]
     np.testing.assert_array_equal(_padded(betainc, a, b, x), expected)
+    np.testing.assert_array_equal(expected, sp.betainc(a, b, x))  # SciPy's conventions
     valid = ~np.isnan(expected)
     for dtype in (np.float64, np.float32):
         grads = np.stack(_padded(gradient, a, b, x, dtype=dtype))
