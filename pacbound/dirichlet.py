@@ -147,7 +147,10 @@ def exact_risks(errors: ArrayLike, alpha: ArrayLike) -> jax.Array:
     """
     errors, alpha = _floats(errors, alpha)
     wrong = errors @ alpha
-    right = (1.0 - errors) @ alpha  # summed directly: total - wrong would lose small sums
+    # One product with the (m, n) matrix, not two (the matrix dominates the cost): total - wrong
+    # rounds to about eps * total, as the sums themselves do; it is large relative to right only
+    # where right is small, and there I_{1/2}(right, wrong) is 1 to the dtype's precision.
+    right = jnp.maximum(jnp.sum(alpha, -1, keepdims=True) - wrong, 0.0)
     return betainc(right, wrong, jnp.asarray(0.5, alpha.dtype))
 
 
