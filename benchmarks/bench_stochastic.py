@@ -132,7 +132,8 @@ def torch_functions(torch):
     def value_and_grad(alpha_np, errors, steps):
         alpha = torch.tensor(alpha_np, dtype=errors.dtype, requires_grad=True)
         m = errors.shape[0]
-        wrong, right = errors @ alpha, (1 - errors) @ alpha
+        wrong = errors @ alpha
+        right = torch.clamp(alpha.sum() - wrong, min=0.0)  # as pacbound: one product
         risk = betainc(right, wrong, torch.full_like(wrong, 0.5), steps).mean()
         kl = dirichlet_kl(alpha, torch.full_like(alpha, PRIOR))
         level = (kl + math.log(2 * math.sqrt(m) / DELTA)) / m
