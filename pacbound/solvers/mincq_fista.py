@@ -37,7 +37,7 @@ from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.optimization.projections import box_hyperplane_feasible, box_hyperplane_rank_one_prox
-from pacbound.optimization.simplex_qp import STALL_ITERATIONS, counting_stalls
+from pacbound.optimization.fista import STALL_ITERATIONS, counting_stalls
 from pacbound.solvers.mincq_gap import (
     fused_dot,
     gap_measure,
