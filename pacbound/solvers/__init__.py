@@ -1,7 +1,7 @@
 """Learners of weighted majority votes, one per module.
 
 * :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2); FISTA core
-  in :mod:`~pacbound.solvers.mincq_fista`, duality-gap certificate in
+  in :mod:`~pacbound.solvers.mincq_fista`, the program's data and duality-gap certificate in
   :mod:`~pacbound.solvers.mincq_gap`.
 * :mod:`~pacbound.solvers.mincq_path`: MinCq over many ``mu`` by continuation (warm starts and
   conjugate gradients on the face).
@@ -56,8 +56,8 @@ from pacbound.solvers.kl_coordinate import KLCoordinateResult, kl_coordinate_des
 from pacbound.solvers.lpboost import lpboost, lpboost_stumps
 from pacbound.solvers.mdboost import mdboost, mdboost_stumps
 from pacbound.solvers.mincq import (
+    MinCqInfo,
     MinCqProblem,
-    MinCqResult,
     max_realizable_mu,
     mincq,
     mincq_problem,
@@ -81,8 +81,8 @@ __all__ = [
     "ColumnGenerationResult",
     "DirectResult",
     "KLCoordinateResult",
+    "MinCqInfo",
     "MinCqProblem",
-    "MinCqResult",
     "MixtureResult",
     "StumpsColumnGenerationResult",
     "VEBBoostResult",
