@@ -79,12 +79,19 @@ def check_solution(H, y, mu, result, reference_objective, rtol=1e-6):
     rel = abs(float(result.objective) - reference_objective) / abs(reference_objective)
     assert rel <= rtol
     # the certificate holds: the objective is within the reported duality gap of the optimum
-    assert float(result.objective) - reference_objective <= float(result.duality_gap) + 1e-15
+    assert float(result.objective) - reference_objective <= float(result.info.duality_gap) + 1e-15
     # the theory: first moment of the margin over [H, -H] is mu, mu2 is the reported one
     mu1, mu2 = margin_moments(self_complemented(H), y, q)
     np.testing.assert_allclose(mu1, mu, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(mu2, result.second_moment, rtol=1e-10)
+    np.testing.assert_allclose(mu2, result.info.second_moment, rtol=1e-10)
     np.testing.assert_allclose(empirical_cbound(self_complemented(H), y, q), cbound(mu, mu2))
+    # the protocol's fields: signed vote weights of the same vote, Program 1's objective
+    assert result.stumps is None and result.steps.dtype == jnp.int32
+    np.testing.assert_array_equal(result.weights, q[:n] - q[n:])
+    np.testing.assert_allclose(H @ np.asarray(result.weights), self_complemented(H) @ q, atol=1e-14)
+    c0 = np.sum(H.T @ H / m) / n**2
+    np.testing.assert_allclose(4 * float(result.objective) + c0, mu2, rtol=1e-10, atol=64e-16 * c0)
+    assert 0 <= float(result.info.kkt_residual) < np.inf
 
 
 @pytest.mark.parametrize("mu", [0.001, 0.05, 0.2])
@@ -95,16 +102,16 @@ def test_wdbc_stumps_match_cvxopt(wdbc, mu):
     check_solution(H, y, mu, result, objective)
     # mu2 is minimal: not above CVXOPT's (beyond its own accuracy)
     u = 2 * H.shape[1] * Q - 1
-    assert float(result.second_moment) <= np.mean((H @ u) ** 2) / H.shape[1] ** 2 * (1 + 1e-6)
+    assert float(result.info.second_moment) <= np.mean((H @ u) ** 2) / H.shape[1] ** 2 * (1 + 1e-6)
 
 
 def test_random_pm1_matches_cvxopt_and_direct_formulation(random_pm1):
     H, y = random_pm1
     mu = 0.3 * float(max_realizable_mu(H, y))
     _, objective = cvxopt_program1(H, y, mu)
-    result = mincq(H, y, mu, rtol=1e-9)
+    result = mincq(H, y, mu, tol=1e-9)
     check_solution(H, y, mu, result, objective)
-    np.testing.assert_allclose(result.second_moment, cvxopt_direct(H, y, mu), rtol=1e-6)
+    np.testing.assert_allclose(result.info.second_moment, cvxopt_direct(H, y, mu), rtol=1e-6)
 
 
 def test_fewer_examples_than_voters_uses_the_factor(random_pm1):
@@ -113,7 +120,7 @@ def test_fewer_examples_than_voters_uses_the_factor(random_pm1):
     assert problem.moment_op.shape == (30, 40)
     mu = 0.5 * float(max_realizable_mu(H, y))
     _, objective = cvxopt_program1(H, y, mu)
-    check_solution(H, y, mu, mincq(H, y, mu, rtol=1e-9), objective)
+    check_solution(H, y, mu, mincq(H, y, mu, tol=1e-9), objective)
 
 
 def test_rbf_voters_match_cvxopt():
@@ -122,7 +129,7 @@ def test_rbf_voters_match_cvxopt():
     H = np.asarray(rbf_votes(X, X, 1.0))
     mu = 0.2 * float(max_realizable_mu(H, y))
     _, objective = cvxopt_program1(H, y, mu)
-    check_solution(H, y, mu, mincq(H, y, mu, rtol=1e-9), objective)
+    check_solution(H, y, mu, mincq(H, y, mu, tol=1e-9), objective)
 
 
 def test_tmincq_matches_cvxopt_program2(random_pm1):
@@ -131,19 +138,19 @@ def test_tmincq_matches_cvxopt_program2(random_pm1):
     H_u = rng.choice([-1.0, 1.0], size=(50, H.shape[1]))
     mu = 0.3 * float(max_realizable_mu(H, y))
     _, objective = cvxopt_program1(H, y, mu, H_u)
-    result = tmincq(H, y, H_u, mu, rtol=1e-9)
+    result = tmincq(H, y, mu, H_unlabeled=H_u, tol=1e-9)
     assert bool(result.converged)
     assert abs(float(result.objective) - objective) <= 1e-6 * abs(objective)
     mu1, _ = margin_moments(self_complemented(H), y, result.q)
     np.testing.assert_allclose(mu1, mu, rtol=1e-12)
     np.testing.assert_allclose(
         margin_moments(self_complemented(np.vstack([H, H_u])), np.ones(140), result.q)[1],
-        result.second_moment,
+        result.info.second_moment,
         rtol=1e-10,
     )
     # unlabeled copies of the labeled votes leave M, hence the solution, unchanged
-    same = tmincq(H, y, H, mu, rtol=1e-9)
-    np.testing.assert_allclose(same.objective, mincq(H, y, mu, rtol=1e-9).objective, rtol=1e-9)
+    same = tmincq(H, y, mu, H_unlabeled=H, tol=1e-9)
+    np.testing.assert_allclose(same.objective, mincq(H, y, mu, tol=1e-9).objective, rtol=1e-9)
 
 
 def test_vmap_over_mu_compiles_once_and_equals_jit(random_pm1):
@@ -164,8 +171,11 @@ def test_vmap_over_mu_compiles_once_and_equals_jit(random_pm1):
     assert compiles == []
     singles = [mincq(H, y, mu) for mu in mus]  # the jitted core, traced mu
     assert len(compiles) <= 1  # one compilation (none if an earlier test made it) for all three
+    jitted = jax.jit(mincq)(H, y, mus[1])  # everything traced: the checks skip the values
+    np.testing.assert_allclose(jitted.q, singles[1].q, atol=1e-12)
+    assert int(jitted.steps) == int(singles[1].steps)
     for i, single in enumerate(singles):  # both within their certified gaps of the optimum
-        gaps = float(swept.duality_gap[i] + single.duality_gap)
+        gaps = float(swept.info.duality_gap[i] + single.info.duality_gap)
         assert abs(float(swept.objective[i] - single.objective)) <= gaps
         assert bool(single.converged)
     assert bool(jnp.all(swept.converged))
@@ -182,16 +192,16 @@ def test_float32_within_1e4_of_float64(wdbc):
     for mu in (0.01, 0.2):
         r64 = mincq(H, y, mu)
         r32 = mincq(H.astype(np.float32), y.astype(np.float32), mu)
-        assert r32.q.dtype == jnp.float32 and bool(r32.converged)
+        assert r32.q.dtype == r32.weights.dtype == jnp.float32 and bool(r32.converged)
         np.testing.assert_allclose(r32.objective, r64.objective, rtol=1e-4)
-        np.testing.assert_allclose(r32.second_moment, r64.second_moment, rtol=1e-3)
+        np.testing.assert_allclose(r32.info.second_moment, r64.info.second_moment, rtol=1e-3)
 
 
 def test_warm_start_saves_iterations(wdbc):
     H, y = wdbc
     cold = mincq(H, y, 0.051)
     warm = mincq(H, y, 0.051, q0=mincq(H, y, 0.05).q)
-    assert int(warm.iterations) < int(cold.iterations)
+    assert int(warm.steps) < int(cold.steps)
     np.testing.assert_allclose(warm.objective, cold.objective, rtol=1e-8)
 
 
@@ -213,13 +223,18 @@ def test_unrealizable_mu_and_bad_inputs(random_pm1):
         mincq(H, y[:-1], 0.01)
     with pytest.raises(ValueError, match="scalar"):
         mincq(H, y, jnp.array([0.01, 0.02]))
+    with pytest.raises(ValueError, match="tol must be finite and lie in \\[0, inf\\)"):
+        mincq(H, y, 0.01, tol=-1e-6)
+    with pytest.raises(ValueError, match="max_iter must be finite"):
+        mincq(H, y, 0.01, max_iter=-1)
     with pytest.raises(ValueError, match="voters"):
-        tmincq(H, y, H[:, :-1], 0.01)
+        tmincq(H, y, 0.01, H_unlabeled=H[:, :-1])
     # inside vmap mu is traced: an unrealizable one gives NaN and converged=False, not garbage
     mus = jnp.array([0.5, 2.0, 0.3]) * largest  # three lanes: the vmap test's compilation
     swept = jax.vmap(mincq, in_axes=(None, None, 0))(H, y, mus)
     assert bool(swept.converged[0]) and not bool(swept.converged[1])
     assert np.all(np.isnan(swept.q[1])) and np.all(np.isfinite(swept.q[0]))
+    assert np.all(np.isnan(swept.weights[1])) and np.all(np.isfinite(swept.weights[0]))
     # at the largest realizable mu the posterior is the vertex sign(m_S)
     edge = mincq(H, y, largest)
     np.testing.assert_allclose(
@@ -235,19 +250,20 @@ def test_sample_weight_zero_equals_slicing_and_vmaps_over_fold_masks(random_pm1)
     np.testing.assert_allclose(
         max_realizable_mu(H, y, masks[0]), max_realizable_mu(H[folds != 0], y[folds != 0])
     )
-    sliced = [mincq(H[k], y[k], mu, rtol=1e-10) for k in masks.astype(bool)]
-    weighted = mincq(H, y, mu, sample_weight=2.5 * masks[0], rtol=1e-10)  # scale is irrelevant
+    sliced = [mincq(H[k], y[k], mu, tol=1e-10) for k in masks.astype(bool)]
+    weighted = mincq(H, y, mu, sample_weight=2.5 * masks[0], tol=1e-10)  # scale is irrelevant
     np.testing.assert_allclose(weighted.q, sliced[0].q, atol=1e-6)
     np.testing.assert_allclose(weighted.objective, sliced[0].objective, rtol=1e-9)
-    folds_at_once = jax.vmap(lambda w: mincq(H, y, mu, sample_weight=w, rtol=1e-10))(masks)
+    folds_at_once = jax.vmap(lambda w: mincq(H, y, mu, sample_weight=w, tol=1e-10))(masks)
     assert bool(jnp.all(folds_at_once.converged))
     for i, single in enumerate(sliced):
         np.testing.assert_allclose(folds_at_once.objective[i], single.objective, rtol=1e-9)
-        np.testing.assert_allclose(folds_at_once.second_moment[i], single.second_moment, rtol=1e-9)
+        second_moment = folds_at_once.info.second_moment[i]
+        np.testing.assert_allclose(second_moment, single.info.second_moment, rtol=1e-9)
     # TMinCq: the weights act on the labeled part only
     H_u = H[:20]
-    t_sliced = tmincq(H[folds != 0], y[folds != 0], H_u, mu, rtol=1e-10)
-    t_weighted = tmincq(H, y, H_u, mu, sample_weight=masks[0], rtol=1e-10)
+    t_sliced = tmincq(H[folds != 0], y[folds != 0], mu, H_unlabeled=H_u, tol=1e-10)
+    t_weighted = tmincq(H, y, mu, H_unlabeled=H_u, sample_weight=masks[0], tol=1e-10)
     np.testing.assert_allclose(t_weighted.objective, t_sliced.objective, rtol=1e-9)
 
 

@@ -1,5 +1,7 @@
 """MinCq along a path of mu (pacbound.solvers.mincq_path) against CVXOPT and single solves."""
 
+import functools
+
 import cvxopt
 import jax
 import jax.numpy as jnp
@@ -9,6 +11,7 @@ from sklearn.datasets import make_classification
 
 from pacbound.solvers import max_realizable_mu, mincq, mincq_problem
 from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
+from pacbound.solvers.protocol import traits
 from pacbound.voters import fit_stumps, votes
 
 FRACTIONS = np.array([0.3, 0.004, 0.9, 0.05, 0.3])  # unsorted, a repeat, box-free to box-bound
@@ -39,7 +42,7 @@ def test_path_matches_cvxopt_in_any_order(stumps):
     H, y = stumps
     m, n = H.shape
     mus = FRACTIONS * float(max_realizable_mu(H, y))
-    path = mincq_path(H, y, mus, rtol=1e-10)
+    path = mincq_path(H, y, mus, tol=1e-10)
     assert path.q.shape == (len(mus), 2 * n) and bool(jnp.all(path.converged))
     q = np.asarray(path.q)
     np.testing.assert_allclose(q[:, :n] + q[:, n:], 1 / n, rtol=1e-14)  # quasi-uniform
@@ -51,8 +54,10 @@ def test_path_matches_cvxopt_in_any_order(stumps):
     for i, mu in enumerate(mus):
         reference = cvxopt_program1(H, y, mu)
         assert abs(float(path.objective[i]) - reference) <= 1e-7 * abs(reference)
-        assert float(path.objective[i]) - reference <= float(path.duality_gap[i]) + 1e-15
+        assert float(path.objective[i]) - reference <= float(path.info.duality_gap[i]) + 1e-15
     np.testing.assert_allclose(path.objective[0], path.objective[4], rtol=1e-9)
+    np.testing.assert_array_equal(path.weights, q[:, :n] - q[:, n:])  # the protocol's fields
+    assert path.stumps is None and path.steps.shape == (len(mus),)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -63,7 +68,7 @@ def test_path_equals_single_solves(stumps, dtype):
     assert path.q.dtype == dtype and bool(jnp.all(path.converged))
     for i, mu in enumerate(mus):
         single = mincq(H, y, mu)
-        gaps = float(path.duality_gap[i] + single.duality_gap)
+        gaps = float(path.info.duality_gap[i] + single.info.duality_gap)
         slack = 1e-5 * abs(float(single.objective)) if dtype == np.float32 else 1e-15
         assert abs(float(path.objective[i] - single.objective)) <= gaps + slack
 
@@ -77,11 +82,22 @@ def test_folds_vmap_and_no_recompilation(stumps, no_compilation):
     assert folds.q.shape == (2, len(mus), 2 * H.shape[1]) and bool(jnp.all(folds.converged))
     for k, mask in enumerate(masks.astype(bool)):
         sliced = mincq_path(H[mask], y[mask], mus)
-        gaps = np.asarray(sliced.duality_gap + folds.duality_gap[k])
+        gaps = np.asarray(sliced.info.duality_gap + folds.info.duality_gap[k])
         assert np.all(np.abs(np.asarray(sliced.objective - folds.objective[k])) <= gaps + 1e-15)
     with no_compilation():
         again = per_fold(masks, 0.7 * mus)  # new values of mu: traced, no compilation
     assert bool(jnp.all(again.converged))
+
+
+def test_mincq_declares_this_path(stumps):
+    """Sweeps find the continuation through ``traits(mincq)``, with the options it accepts."""
+    declared = traits(functools.partial(mincq, sample_weight=None))
+    assert declared.path == "mu" and declared.solve_path is mincq_path
+    assert declared.path_options == {"tol", "atol", "max_iter"}
+    H, y = stumps
+    mus = FRACTIONS * float(max_realizable_mu(H, y))
+    via = declared.solve_path(H, y, mus, sample_weight=None, tol=1e-10)  # the protocol's call
+    np.testing.assert_array_equal(via.q, mincq_path(H, y, mus, tol=1e-10).q)
 
 
 def test_validation_and_unrealizable_mu(stumps):
@@ -97,6 +113,8 @@ def test_validation_and_unrealizable_mu(stumps):
         mincq_path(H, y, np.zeros(0))
     with pytest.raises(ValueError, match="labels must be -1 or \\+1"):
         mincq_path(H, (y > 0).astype(int), [0.1 * largest])
+    with pytest.raises(ValueError, match="atol must be finite and lie in \\[0, inf\\)"):
+        mincq_path(H, y, [0.1 * largest], atol=-1.0)
     # the unvalidated core: an unrealizable mu gives its row NaN and converged=False
     mus = jnp.asarray(FRACTIONS * largest).at[2].set(1.5 * largest)
     path = solve_mincq_path(mincq_problem(H, y), mus, 1e-10, 0.0, 50_000)  # the compiled one

@@ -7,15 +7,15 @@ CqBoost's program (3) (``a = m_S``, ``b = mu``) and MDBoost's (``a = 0``) are bo
 .. math:: \\min_x \\tfrac12 x^\\top P x + c^\\top x \\quad \\text{s.t.} \\quad
           x \\ge 0, \\quad 1^\\top x = 1, \\quad a^\\top x \\ge b,
 
-solved by :func:`solve_simplex_qp`: FISTA with O'Donoghue & Candès' gradient restart and an
-adaptive step (as MinCq), each step an exact Euclidean projection
-(:func:`project_simplex_halfspace`), stopping on a certified Lagrangian (Frank-Wolfe) duality
-gap. (LPBoost's and CG-Boost's soft-margin masters use an interior-point method:
-:mod:`pacbound.optimization.interior_point`.)
+solved by :func:`solve_simplex_qp`: restarted FISTA (:mod:`pacbound.optimization.fista`, as
+MinCq), each step an exact Euclidean projection (:func:`project_simplex_halfspace`), stopping on
+a certified Lagrangian (Frank-Wolfe) duality gap. (LPBoost's and CG-Boost's soft-margin masters
+use an interior-point method: :mod:`pacbound.optimization.interior_point`.)
 """
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -24,23 +24,17 @@ import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
+from pacbound.optimization.fista import (
+    STALL_ITERATIONS,
+    FistaState,
+    fista_start,
+    fista_step,
+    fused_dot,
+    iterate,
+    largest_eigenvalue,
+)
+
 __all__ = ["SimplexQPResult", "project_simplex_halfspace", "solve_simplex_qp"]
-
-STALL_ITERATIONS = 300  # float32 solves end when the best gap has not dropped 0.1% so long
-
-
-def counting_stalls(step):
-    """``step`` (on a state with a ``gap``) as a ``lax.while_loop`` body on ``(state, best gap,
-    steps since the best gap last dropped by 0.1%)``, for loops that stop after
-    :data:`STALL_ITERATIONS` such steps; start it from ``(state, state.gap, 0)``."""
-
-    def counted(carry):
-        s, best, stalled = carry
-        s = step(s)
-        better = s.gap < (1 - 1e-3) * best
-        return s, jnp.where(better, s.gap, best), jnp.where(better, 0, stalled + 1)
-
-    return counted
 
 
 def _simplex(z: jax.Array, active: jax.Array) -> jax.Array:
@@ -219,50 +213,27 @@ def _lagrangian_gap(x, g, a, b, active, beta_projection):
     return gaps[best], betas[best], nus[best]
 
 
-class _FistaState(NamedTuple):
-    x: jax.Array
-    px: jax.Array
-    y: jax.Array
-    py: jax.Array
-    t: jax.Array
-    lipschitz: jax.Array
-    lam: jax.Array  # last projection's multiplier (warm start)
-    gap: jax.Array
-    beta: jax.Array
-    nu: jax.Array
-    k: jax.Array
+def _power_start(n: int, dtype) -> jax.Array:
+    """The power iteration's start: uniform with a small deterministic perturbation."""
+    return jnp.ones(n, dtype) / jnp.sqrt(n) + 0.01 * jnp.sin(jnp.arange(n, dtype=dtype))
 
 
-def _fista_step(s: _FistaState, P, c, a, b, active) -> _FistaState:
-    z = s.y - (s.py + c) / s.lipschitz
-    x, lam = project_simplex_halfspace(z, a, b, active, s.lam, s.x > 0)
-    px = P @ x
-    d = x - s.y
-    curv = d @ (px - s.py) / jnp.maximum(d @ d, jnp.finfo(d.dtype).tiny)
-    too_long = curv > s.lipschitz
-    restart = too_long | ((s.y - x) @ (x - s.x) > 0)
-    t_next = (1 + jnp.sqrt(1 + 4 * s.t**2)) / 2
-    mom = jnp.where(restart, 0, (s.t - 1) / t_next)
-    gap, beta, nu = _lagrangian_gap(x, px + c, a, b, active, s.lipschitz * lam)
-    return _FistaState(
-        x, px, x + mom * (x - s.x), px + mom * (px - s.px),
-        jnp.where(restart, jnp.ones_like(s.t), t_next),
-        jnp.where(too_long, 1.5 * curv, s.lipschitz), lam, gap, beta, nu, s.k + 1,
+def _fista_step(s: FistaState, P, c, a, b, active) -> FistaState:
+    """One restarted FISTA step (:func:`~pacbound.optimization.fista.fista_step`) on the QP:
+    gradient ``P y + c``, the exact projection warm-started from the last multiplier and
+    support, the certificate of :func:`_lagrangian_gap` (``gap_info = (beta, nu)``)."""
+
+    def project(z, s):
+        return project_simplex_halfspace(z, a, b, active, s.prox_state, s.x > 0)
+
+    def measure(x, px, lam, lipschitz):
+        gap, beta, nu = _lagrangian_gap(x, px + c, a, b, active, lipschitz * lam)
+        return gap, (beta, nu)
+
+    return fista_step(
+        s, gradient=lambda _, py: py + c, prox=project, product=lambda x: P @ x,
+        curvature=fused_dot, measure=measure, growth=1.5,
     )  # fmt: skip
-
-
-def _largest_eigenvalue(P: jax.Array, iterations: int = 30) -> jax.Array:
-    """Power iteration (a Rayleigh quotient: never above ``lmax(P)``; steps then adapt)."""
-    v = jnp.ones(P.shape[0], P.dtype) / jnp.sqrt(P.shape[0]) + 0.01 * jnp.sin(
-        jnp.arange(P.shape[0], dtype=P.dtype)
-    )
-
-    def body(_, v):
-        w = P @ v
-        return w / jnp.maximum(jnp.linalg.norm(w), jnp.finfo(P.dtype).tiny)
-
-    v = lax.fori_loop(0, iterations, body, v / jnp.linalg.norm(v))
-    return jnp.maximum(v @ (P @ v), jnp.finfo(P.dtype).tiny)
 
 
 def solve_simplex_qp(
@@ -297,23 +268,23 @@ def solve_simplex_qp(
     P = jnp.where(active[:, None] & active[None, :], P, 0)
     x, lam = project_simplex_halfspace(jnp.asarray(x0, P.dtype), a, b, active)
     px = P @ x
-    lipschitz = 1.01 * _largest_eigenvalue(P)
+    start = _power_start(P.shape[0], P.dtype)
+    top = largest_eigenvalue(lambda v: P @ v, start, max_iter=31)  # 30 steps, then v^T P v
+    lipschitz = 1.01 * jnp.maximum(top, jnp.finfo(P.dtype).tiny)
     gap, beta, nu = _lagrangian_gap(x, px + c, a, b, active, jnp.zeros((), P.dtype))
-    one = jnp.ones((), P.dtype)
-    init = _FistaState(x, px, x, px, one, lipschitz, lam, gap, beta, nu, jnp.zeros((), jnp.int32))
+    init = fista_start(x, px, lipschitz, lam, (gap, (beta, nu)))
 
     def tolerance(s):
         g = s.px + c
         noise = 4 * x.shape[0] * jnp.finfo(P.dtype).eps * (jnp.abs(g) @ (1 + s.x))
         return rtol * (jnp.abs(s.x @ s.px) / 2 + jnp.abs(c @ s.x)) + noise
 
+    def going(s):
+        return (s.gap > tolerance(s)) & (s.k < max_iter)
+
     stall = STALL_ITERATIONS if P.dtype == jnp.float32 else np.iinfo(np.int32).max
-
-    def cond(carry):
-        s, _, stalled = carry
-        return (s.gap > tolerance(s)) & (s.k < max_iter) & (stalled < stall)
-
-    step = counting_stalls(lambda s: _fista_step(s, P, c, a, b, active))
-    s = lax.while_loop(cond, step, (init, gap, 0))[0]
+    step = functools.partial(_fista_step, P=P, c=c, a=a, b=b, active=active)
+    s = iterate(step, init, going, stall)
     converged = s.gap <= tolerance(s)
-    return SimplexQPResult(s.x, s.beta, s.nu, s.gap, s.k, converged, s.lipschitz)
+    beta, nu = s.gap_info
+    return SimplexQPResult(s.x, beta, nu, s.gap, s.k, converged, s.lipschitz)

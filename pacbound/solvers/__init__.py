@@ -1,7 +1,7 @@
 """Learners of weighted majority votes, one per module.
 
 * :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2); FISTA core
-  in :mod:`~pacbound.solvers.mincq_fista`, duality-gap certificate in
+  in :mod:`~pacbound.solvers.mincq_fista`, the program's data and duality-gap certificate in
   :mod:`~pacbound.solvers.mincq_gap`.
 * :mod:`~pacbound.solvers.mincq_path`: MinCq over many ``mu`` by continuation (warm starts and
   conjugate gradients on the face).
@@ -49,8 +49,8 @@ from pacbound.solvers.kl_coordinate import KLCoordinateInfo, kl_coordinate_desce
 from pacbound.solvers.lpboost import lpboost, lpboost_stumps
 from pacbound.solvers.mdboost import mdboost, mdboost_stumps
 from pacbound.solvers.mincq import (
+    MinCqInfo,
     MinCqProblem,
-    MinCqResult,
     max_realizable_mu,
     mincq,
     mincq_problem,
@@ -77,7 +77,7 @@ __all__ = [
     "LearnerResult",
     "LearnerTraits",
     "MinCqProblem",
-    "MinCqResult",
+    "MinCqInfo",
     "MixtureInfo",
     "StumpsColumnGenerationResult",
     "VEBBoostResult",

@@ -1,49 +1,197 @@
-"""The certificate shared by MinCq's solvers (laviolette2011 Programs 1-2).
+"""Program 1 of MinCq (laviolette2011 Programs 1-2) as its solvers share it: the data, the
+input checks and the certificate.
 
 In the centred weights ``u = 2 n Q - 1`` in ``[-1, 1]^n`` of the voters of ``[H, -H]``, Program 1
 is: minimize ``mu2(u) = u^T M u / n^2`` on the box ∩ hyperplane ``{a^T u = mu}``, ``a = m_S / n``
-(:mod:`pacbound.solvers.mincq_fista`). Its solvers (FISTA, :mod:`~pacbound.solvers.mincq_fista`;
-the continuation over ``mu``, :mod:`~pacbound.solvers.mincq_path`) stop on the Lagrangian bound
+(:mod:`pacbound.solvers.mincq`). Its solvers (restarted FISTA,
+:mod:`~pacbound.solvers.mincq_fista`; the continuation over ``mu``,
+:mod:`~pacbound.solvers.mincq_path`) stop on the Lagrangian bound
 
 .. math:: \\mathrm{gap}(u, \\lambda) = g^\\top u + \\lambda \\mu + \\sum_j |g_j + \\lambda a_j|
           \\;\\ge\\; \\mu_2(u) - \\mu_2^\\star, \\qquad g = \\nabla \\mu_2(u),
 
 valid for any ``lambda`` and any ``u`` in the box (the minimum over ``v`` in the box ∩ hyperplane
-of the linearization ``g^T (v - u)`` is at least ``-gap``, and ``mu2`` is convex). Here: the
-products with ``M``, the gap with its rounding level, the multiplier fitted on the free set, the
-KKT residual, and the Euclidean projection that puts an iterate exactly on the hyperplane before
-it is certified.
+of the linearization ``g^T (v - u)`` is at least ``-gap``, and ``mu2`` is convex). Here:
+
+* the data: :class:`MinCqProblem` (:func:`mincq_problem`), :func:`max_realizable_mu`, and the
+  boundary checks of every MinCq entry point (:func:`check_mincq_inputs`,
+  :func:`check_tolerances`);
+* the certificate: the products with ``M``, the gap with its rounding level, the multiplier
+  fitted on the free set, the KKT residual, and the Euclidean projection that puts an iterate
+  exactly on the hyperplane before it is certified;
+* the result: :func:`certified_result`, a :class:`~pacbound.solvers.protocol.LearnerResult`
+  whose ``info`` is a :class:`MinCqInfo`.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from pacbound.optimization.projections import box_hyperplane_rank_one_prox
+from pacbound.solvers.protocol import LearnerResult
+from pacbound.validation import (
+    check_labels,
+    check_sample_weight,
+    check_scalar,
+    check_votes,
+    float_dtype,
+    is_concrete,
+)
 
 __all__ = [
+    "MinCqInfo",
+    "MinCqProblem",
+    "certified_result",
+    "check_mincq_inputs",
+    "check_tolerances",
     "duality_gap",
     "free_set_multiplier",
-    "fused_dot",
     "gap_measure",
     "kkt_residual",
+    "max_realizable_mu",
+    "mincq_problem",
     "moment_product",
     "project",
 ]
 
 
+class MinCqProblem(NamedTuple):
+    """The data of Program 1 (or 2), computed once per voter matrix (:func:`mincq_problem`).
+
+    Attributes:
+      moment_op: ``M = V^T V / k`` of shape ``(n, n)`` when ``k >= n``; otherwise the factor
+        ``V / sqrt(k)`` of shape ``(k, n)`` with ``M = F^T F`` (``V``: the ``(k, n)`` votes on
+        the examples of the second moment, labeled ones plus unlabeled ones for TMinCq).
+      first_moments: ``m_S = H^T y / m``, the voters' mean margins on the labeled examples.
+      mean_votes: ``b = V^T 1 / k``, the voters' mean outputs, so that ``M = C + b b^T`` with
+        ``C`` the votes' covariance.
+    """
+
+    moment_op: jax.Array
+    first_moments: jax.Array
+    mean_votes: jax.Array
+
+
+class MinCqInfo(NamedTuple):
+    """MinCq's extras in :class:`~pacbound.solvers.protocol.LearnerResult` ``.info``.
+
+    Attributes:
+      second_moment: ``mu2``, the margin's second moment at ``q`` (``4 objective + 1^T M 1 /
+        n^2``; over ``S ∪ U`` for TMinCq).
+      duality_gap: certified bound on ``objective - optimal objective`` (Program 1's).
+      kkt_residual: the largest violation of Program 1's stationarity conditions by the
+        gradient of ``mu2`` in ``u`` (0 exactly at the optimum; see :func:`kkt_residual`).
+    """
+
+    second_moment: jax.Array
+    duality_gap: jax.Array
+    kkt_residual: jax.Array
+
+
+def _example_weights(y: jax.Array, sample_weight: ArrayLike | None) -> jax.Array:
+    """Labeled examples' weights as given (``1`` each by default), in ``y``'s dtype."""
+    return jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
+
+
+@jax.jit
+def mincq_problem(
+    H: ArrayLike,
+    y: ArrayLike,
+    H_unlabeled: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> MinCqProblem:
+    """Precompute Program 1 (or Program 2 when ``H_unlabeled`` is given) for one voter matrix.
+
+    With example weights ``w`` every mean over the labeled examples is the weighted one
+    (``m_S = H^T (w y) / sum(w)``, ``M = H^T diag(w) H / sum(w)``), so an example of weight 0
+    is left out exactly as if it were sliced off and a 0/1 mask runs a cross-validation fold.
+    For Program 2 the weights count labeled examples against the unlabeled ones, each of
+    weight 1: ``M = (H^T diag(w) H + H_u^T H_u) / (sum(w) + m_u)``.
+
+    Args:
+      H: votes on the labeled examples, ``(m, n)``, entries in ``[-1, 1]``; the first ``n``
+        voters of the self-complemented set ``[H, -H]``.
+      y: labels in ``{-1, +1}``, ``(m,)``.
+      H_unlabeled: votes on unlabeled examples ``(m_u, n)``; TMinCq's second moment runs over
+        labeled and unlabeled examples alike (laviolette2011 Program 2).
+      sample_weight: ``(m,)`` weights ``>= 0`` of the labeled examples (traced; default 1).
+
+    Returns:
+      :class:`MinCqProblem`; unvalidated (see :func:`check_mincq_inputs`).
+    """
+    dtype = float_dtype(H, y)
+    H, y = jnp.asarray(H, dtype), jnp.asarray(y, dtype)
+    w = _example_weights(y, sample_weight)
+    V, weights = H, w
+    if H_unlabeled is not None:
+        V = jnp.concatenate([H, jnp.asarray(H_unlabeled, dtype)])
+        weights = jnp.concatenate([w, jnp.ones(V.shape[0] - H.shape[0], dtype)])
+    weights = weights / jnp.sum(weights)
+    op = V * jnp.sqrt(weights)[:, None] if V.shape[0] < V.shape[1] else V.T @ (V * weights[:, None])
+    return MinCqProblem(op, H.T @ (w * y) / jnp.sum(w), weights @ V)
+
+
+def max_realizable_mu(
+    H: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+) -> jax.Array:
+    """Largest ``S``-realizable margin: ``max_Q mu1 = (1/n) sum_j |(1/m) sum_i y_i h_j(x_i)|``.
+
+    Over quasi-uniform ``Q`` (laviolette2011 Definition 5), ``mu1 = m_S^T u / n`` with
+    ``u = 2 n Q - 1`` in ``[-1, 1]^n``, maximized at ``u = sign(m_S)``. With ``sample_weight``
+    the inner mean is the weighted one, ``sum_i w_i y_i h_j(x_i) / sum_i w_i``.
+    """
+    dtype = float_dtype(H, y)
+    y = jnp.asarray(y, dtype)
+    w = _example_weights(y, sample_weight)
+    return jnp.mean(jnp.abs(jnp.asarray(H, dtype).T @ (w * y) / jnp.sum(w)))
+
+
+def check_mincq_inputs(
+    H: ArrayLike,
+    y: ArrayLike,
+    mu: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+    H_unlabeled: ArrayLike | None = None,
+) -> None:
+    """The boundary checks of MinCq, TMinCq and the path (values only when concrete):
+    well-formed votes and labels, sample weights, and ``0 < mu <= max_realizable_mu``."""
+    check_votes(H, "H")
+    check_labels(y, jnp.shape(H)[0])
+    check_sample_weight(sample_weight, jnp.shape(H)[0])
+    if H_unlabeled is not None:
+        check_votes(H_unlabeled, "H_unlabeled")
+        if jnp.shape(H_unlabeled)[1] != jnp.shape(H)[1]:
+            raise ValueError(
+                f"H_unlabeled has {jnp.shape(H_unlabeled)[1]} voters; H has {jnp.shape(H)[1]}"
+            )
+    check_scalar("mu", mu, 0.0, low_open=True)
+    if is_concrete(mu, H, y, sample_weight):
+        mu, largest = float(mu), float(max_realizable_mu(H, y, sample_weight))
+        if mu > largest * (1 + 1e-9):
+            raise ValueError(
+                f"mu = {mu:g} is not realizable by a quasi-uniform posterior on these voters: the "
+                f"largest realizable mu is {largest:.10g} = (1/n) sum_j |(1/m) sum_i y_i h_j(x_i)|"
+            )
+
+
+def check_tolerances(tol: ArrayLike | None, atol: ArrayLike, max_iter: ArrayLike) -> None:
+    """MinCq's options when concrete: ``tol`` (``None``: the default) and ``atol`` finite and
+    ``>= 0``, ``max_iter >= 0``."""
+    if tol is not None:
+        check_scalar("tol", tol, 0.0)
+    check_scalar("atol", atol, 0.0)
+    check_scalar("max_iter", max_iter, 0.0)
+
+
 def moment_product(op: jax.Array, u: jax.Array) -> jax.Array:
     """``M u`` from the Gram matrix or from its factor (a static choice, by shape)."""
     return op @ u if op.shape[0] == op.shape[1] else op.T @ (op @ u)
-
-
-def fused_dot(u: jax.Array, v: jax.Array) -> jax.Array:
-    """``u^T v`` as a fused reduction (under ``vmap`` a batched ``dot`` is a loop of calls)."""
-    return jnp.sum(u * v)
 
 
 def free_set_multiplier(x, g, a):
@@ -74,8 +222,8 @@ def duality_gap(x, g, lam_projection, *, a, mu, eps, diag_max):
 
 
 def gap_measure(problem, mu):
-    """``(x, g, lam) -> (gap, noise)`` for ``problem`` (a
-    :class:`~pacbound.solvers.MinCqProblem`) in its own dtype."""
+    """``(x, g, lam) -> (gap, noise)`` (:func:`duality_gap`) for ``problem`` in its own
+    dtype."""
     op, m_s, _ = problem
     diag = jnp.diag(op) if op.shape[0] == op.shape[1] else jnp.sum(op * op, axis=0)
     eps = jnp.finfo(m_s.dtype).eps
@@ -97,3 +245,37 @@ def kkt_residual(x, g, a) -> jax.Array:
     lam, _ = free_set_multiplier(x, g, a)
     r, free = g + lam * a, jnp.abs(x) < 1
     return jnp.max(jnp.where(free, jnp.abs(r), jnp.maximum(r * jnp.sign(x), 0)))
+
+
+def certified_result(
+    problem: MinCqProblem, mu, x, multiplier, steps, tol, atol, feasible
+) -> LearnerResult:
+    """The solver's iterate ``x`` put exactly on the hyperplane, and its certificate.
+
+    Args:
+      problem, mu: the program.
+      x: the centred weights ``u`` found (in the box, on the hyperplane up to a Newton step).
+      multiplier: the hyperplane's multiplier to try in the gap (the solver's last one).
+      steps: the solver's iterations; tol, atol: its gap tolerance on ``mu2``.
+      feasible: whether ``mu`` is realizable (else ``q`` is NaN and ``converged`` False).
+
+    Returns:
+      :class:`~pacbound.solvers.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` with
+      ``Q = (1 + u) / (2 n)``, ``weights = q[:n] - q[n:] = u / n``, ``objective`` Program 1's
+      ``Q^T M Q - A^T Q = (mu2 - 1^T M 1 / n^2) / 4``, ``converged`` when the duality gap on
+      ``mu2`` is ``<= tol mu2 + atol`` (plus its rounding level), ``info`` a :class:`MinCqInfo`.
+    """
+    op, m_s, _ = problem
+    n = m_s.shape[0]
+    a = m_s / n
+    x = project(x, a, mu)  # the prox's Newton may be a step short
+    mx = moment_product(op, x)
+    mu2 = (x @ mx) / n**2
+    gap, noise = gap_measure(problem, mu)(x, (2 / n**2) * mx, multiplier)
+    uniform = jnp.ones_like(x)
+    objective = (mu2 - uniform @ moment_product(op, uniform) / n**2) / 4
+    Q = (1 + x) / (2 * n)
+    q = jnp.where(feasible, jnp.concatenate([Q, 1 / n - Q]), jnp.nan)
+    converged = feasible & (gap <= tol * mu2 + atol + noise)
+    info = MinCqInfo(mu2, gap / 4, kkt_residual(x, (2 / n**2) * mx, a))
+    return LearnerResult(q, q[:n] - q[n:], objective, steps, converged, None, info)

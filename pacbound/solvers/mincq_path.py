@@ -31,17 +31,21 @@ import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
-import pacbound.solvers.mincq_fista as fista
+from pacbound.optimization.fista import FistaState, fused_dot
 from pacbound.optimization.projections import box_hyperplane_feasible
-from pacbound.solvers.mincq import _check, mincq_problem
-from pacbound.solvers.mincq_fista import MinCqProblem, MinCqResult, default_rtol
+from pacbound.solvers.mincq_fista import default_tol, fista_phase, initial_lipschitz, restarted
 from pacbound.solvers.mincq_gap import (
+    MinCqProblem,
+    certified_result,
+    check_mincq_inputs,
+    check_tolerances,
     free_set_multiplier,
-    fused_dot,
     gap_measure,
+    mincq_problem,
     moment_product,
     project,
 )
+from pacbound.solvers.protocol import LearnerResult
 from pacbound.validation import check_scalar
 
 __all__ = ["mincq_path", "solve_mincq_path"]
@@ -108,56 +112,56 @@ def _face_cg(matvec, a, x, mx, certified, steps):
     return out[0], out[1], out[6]
 
 
-def _certifier(problem: MinCqProblem, mu, rtol, atol):
+def _certifier(problem: MinCqProblem, mu, tol, atol):
     """``(x, M x) -> `` whether the duality gap certifies ``x`` (as in ``solve_mincq``)."""
     n = problem.first_moments.shape[0]
     measure = gap_measure(problem, mu)
 
     def certified(x, mx):  # x on the hyperplane (as CG keeps it, to rounding)
         gap, noise = measure(x, (2 / n**2) * mx, jnp.zeros((), x.dtype))
-        return gap <= rtol * fused_dot(x, mx) / n**2 + atol + noise
+        return gap <= tol * fused_dot(x, mx) / n**2 + atol + noise
 
     return certified
 
 
-def _multipliers(s, x, mx, a, measure):
-    """``s.multipliers`` with the hyperplane's multiplier that certifies ``x`` best: the last
-    prox's or the free-set fit, kept so that the final gap (at ``x`` projected again, where the
-    free set may differ by a coordinate) is measured with it."""
+def _multipliers(s: FistaState, x, mx, a, measure):
+    """``s.prox_state`` (the prox's multipliers) with the hyperplane's multiplier that certifies
+    ``x`` best: the last prox's or the free-set fit, kept so that the final gap (at ``x``
+    projected again, where the free set may differ by a coordinate) is measured with it."""
     g = (2 / a.shape[0] ** 2) * mx
     fit, _ = free_set_multiplier(x, g, a)
-    prox = s.lipschitz * s.multipliers[0]
+    prox = s.lipschitz * s.prox_state[0]
     best = jnp.where(measure(x, g, fit)[0] <= measure(x, g, prox)[0], fit, prox)
-    return s.multipliers.at[0].set(best / s.lipschitz)
+    return s.prox_state.at[0].set(best / s.lipschitz)
 
 
-def _solve_one(problem: MinCqProblem, mu, x0, lipschitz, rtol, atol, max_iter):
+def _solve_one(problem: MinCqProblem, mu, x0, lipschitz, tol, atol, max_iter):
     """One ``mu`` from ``x0``: FISTA bursts, each followed by CG on the face it reached, until
     the duality gap certifies the iterate or ``max_iter`` products with ``M``."""
     op, m_s, _ = problem
     n = m_s.shape[0]
     a = m_s / n
-    mu, rtol, atol = (jnp.asarray(t, m_s.dtype) for t in (mu, rtol, atol))
+    mu, tol, atol = (jnp.asarray(t, m_s.dtype) for t in (mu, tol, atol))
     feasible = box_hyperplane_feasible(a, mu, -1.0, 1.0)
     matvec, measure = functools.partial(moment_product, op), gap_measure(problem, mu)
-    certified = _certifier(problem, mu, rtol, atol)
+    certified = _certifier(problem, mu, tol, atol)
     no_stall = np.iinfo(np.int32).max
 
     def going(s):
-        return feasible & (s.k < max_iter) & ~certified(s.x, s.mx)
+        return feasible & (s.k < max_iter) & ~certified(s.x, s.px)
 
     def burst_then_face(s):
-        start = (s.x, s.lipschitz, s.multipliers, s.k)
+        start = (s.x, s.lipschitz, s.prox_state, s.k)
         cap = jnp.minimum(s.k + BURST, max_iter)
-        s = fista._phase(problem, mu, start, rtol, atol, cap, feasible, no_stall)
-        x, _, k = _face_cg(matvec, a, s.x, s.mx, certified, jnp.minimum(CG_STEPS, max_iter - s.k))
+        s = fista_phase(problem, mu, start, tol, atol, cap, feasible, no_stall)
+        x, _, k = _face_cg(matvec, a, s.x, s.px, certified, jnp.minimum(CG_STEPS, max_iter - s.k))
         x = project(x, a, mu)  # CG's rounding drifts off the hyperplane: the final point
         mx = matvec(x)  # is projected, so certify that one
         multipliers = _multipliers(s, x, mx, a, measure)
-        return fista._restarted(x, mx, s.lipschitz, multipliers, s.k + k, measure)
+        return restarted(x, mx, s.lipschitz, multipliers, s.k + k, measure)
 
     x0 = project(x0, a, mu)
-    s = fista._restarted(x0, matvec(x0), lipschitz, jnp.zeros(2, x0.dtype), 0, measure)
+    s = restarted(x0, matvec(x0), lipschitz, jnp.zeros(2, x0.dtype), 0, measure)
     return lax.while_loop(going, burst_then_face, s), feasible
 
 
@@ -165,10 +169,10 @@ def _solve_one(problem: MinCqProblem, mu, x0, lipschitz, rtol, atol, max_iter):
 def solve_mincq_path(
     problem: MinCqProblem,
     mus: ArrayLike,
-    rtol: ArrayLike | None = None,
+    tol: ArrayLike | None = None,
     atol: ArrayLike = 0.0,
     max_iter: ArrayLike = 50_000,
-) -> MinCqResult:
+) -> LearnerResult:
     """Solve Program 1 / 2 for every margin in ``mus`` (any order): the jittable, vmappable
     core of :func:`mincq_path`.
 
@@ -180,33 +184,32 @@ def solve_mincq_path(
     Args:
       problem: from :func:`pacbound.solvers.mincq_problem`.
       mus: ``(k,)`` margins (traced: new values reuse the compilation).
-      rtol, atol, max_iter: per ``mu``, as in :func:`~pacbound.solvers.solve_mincq`
+      tol, atol, max_iter: per ``mu``, as in :func:`~pacbound.solvers.solve_mincq`
         (``max_iter`` counts products with ``M``: FISTA iterations and CG steps).
 
     Returns:
-      :class:`MinCqResult` whose fields have a leading axis of length ``k``, in ``mus``' order.
+      :class:`~pacbound.solvers.protocol.LearnerResult` whose fields have a leading axis of
+      length ``k``, in ``mus``' order (``steps``: products with ``M`` per ``mu``).
     """
     dtype, n = problem.first_moments.dtype, problem.first_moments.shape[0]
     mus = jnp.asarray(mus, dtype)
-    rtol = jnp.asarray(default_rtol(dtype) if rtol is None else rtol, dtype)
+    tol = jnp.asarray(default_tol(dtype) if tol is None else tol, dtype)
     atol = jnp.asarray(atol, dtype)
-    op, _, b = problem
-    curvature = fista._largest_eigenvalue(functools.partial(moment_product, op), b)
-    lipschitz = jnp.maximum(1.01 * (2 / n**2) * curvature, jnp.finfo(op.dtype).tiny)
 
     def solve_next(carry, mu):
         x, mu_prev, slope, lipschitz = carry
         guess = jnp.clip(x + (mu - mu_prev) * slope, -1, 1)
-        s, feasible = _solve_one(problem, mu, guess, lipschitz, rtol, atol, max_iter)
+        s, feasible = _solve_one(problem, mu, guess, lipschitz, tol, atol, max_iter)
         step = mu - mu_prev
         slope_next = jnp.where(step > 0, (s.x - x) / jnp.where(step > 0, step, 1), slope)
         following = (s.x, mu, slope_next, s.lipschitz)
         carry = jax.tree.map(functools.partial(jnp.where, feasible), following, carry)
-        return carry, fista._result(s, problem, mu, rtol, atol, feasible)
+        multiplier = s.lipschitz * s.prox_state[0]
+        return carry, certified_result(problem, mu, s.x, multiplier, s.k, tol, atol, feasible)
 
     order = jnp.argsort(mus)
     zero = jnp.zeros(n, dtype)
-    init = (zero, jnp.zeros((), dtype), zero, lipschitz)
+    init = (zero, jnp.zeros((), dtype), zero, initial_lipschitz(problem))
     _, results = lax.scan(solve_next, init, mus[order])
     inverse = jnp.argsort(order)
     return jax.tree.map(lambda t: t[inverse], results)
@@ -218,17 +221,18 @@ def mincq_path(
     mus: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
-    rtol: ArrayLike | None = None,
+    tol: ArrayLike | None = None,
     atol: ArrayLike = 0.0,
     max_iter: ArrayLike = 50_000,
-) -> MinCqResult:
-    """MinCq (laviolette2011 Program 1) for every margin in ``mus``, by continuation.
+) -> LearnerResult:
+    """MinCq (laviolette2011 Program 1) for every margin in ``mus``, by continuation: the
+    ``solve_path`` that :func:`~pacbound.solvers.mincq` declares for ``mu``.
 
     The same solutions as ``jax.vmap(mincq, in_axes=(None, None, 0))(H, y, mus)`` (each
     certified to the same duality gap), computed in one pass over the sorted ``mus`` with warm
     starts and conjugate gradients on the identified face (see the module docstring), instead
-    of 15 lanes in lockstep until the slowest converges. Traceable: ``mus`` and
-    ``sample_weight`` are traced, so new values reuse the compilation and
+    of 15 lanes in lockstep until the slowest converges. Traceable: ``mus``, ``sample_weight``
+    and the tolerances are traced, so new values reuse the compilation and
     ``jax.vmap(lambda w: mincq_path(H, y, mus, sample_weight=w))`` runs folds.
 
     Args:
@@ -237,23 +241,24 @@ def mincq_path(
       mus: ``(k,)`` first moments to reach, each in ``(0, max_realizable_mu(H, y,
         sample_weight)]``, in any order.
       sample_weight: ``(m,)`` example weights ``>= 0`` (see :func:`~pacbound.solvers.mincq`).
-      rtol, atol: duality-gap tolerances on ``mu2``, per ``mu`` (see
+      tol, atol: duality-gap tolerances on ``mu2``, per ``mu`` (see
         :func:`~pacbound.solvers.solve_mincq`).
       max_iter: cap per ``mu`` on products with ``M`` (FISTA iterations plus CG steps).
 
     Returns:
-      :class:`~pacbound.solvers.MinCqResult` with a leading axis of length ``k``, in ``mus``'
-      order.
+      :class:`~pacbound.solvers.protocol.LearnerResult` as :func:`~pacbound.solvers.mincq`'s,
+      with a leading axis of length ``k``, in ``mus``' order.
 
     Raises:
       ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, ``mus`` not one-dimensional
-        and non-empty, or a ``mu`` that is not positive or not realizable.
+        and non-empty, a ``mu`` that is not positive or not realizable, or a negative
+        tolerance.
     """
     if np.ndim(mus) != 1 or np.shape(mus)[0] == 0:
         raise ValueError(f"mus must be a non-empty one-dimensional array; got {jnp.shape(mus)}")
     check_scalar("min(mus)", jnp.min(jnp.asarray(mus)), 0.0, low_open=True)
-    _check(H, y, jnp.max(jnp.asarray(mus)), sample_weight)
+    check_mincq_inputs(H, y, jnp.max(jnp.asarray(mus)), sample_weight)
+    check_tolerances(tol, atol, max_iter)
     problem = mincq_problem(H, y, None, sample_weight)
-    dtype = problem.first_moments.dtype
-    rtol = default_rtol(dtype) if rtol is None else rtol
-    return solve_mincq_path(problem, mus, rtol, atol, max_iter)
+    tol = default_tol(problem.first_moments.dtype) if tol is None else tol
+    return solve_mincq_path(problem, mus, tol, atol, max_iter)
