@@ -3,7 +3,8 @@
 The exact search (:mod:`pacbound.stump_search`) keeps every threshold of every feature at the
 price of an ``int32`` order and a float threshold per training value (``8 d m`` bytes) and one
 gather of ``d m`` weights a round. The histogram search of LightGBM (Ke et al., NeurIPS 2017,
-§2) and XGBoost's ``hist`` method keeps ``d m`` bytes instead and the thresholds between bins:
+§2.1, Algorithm 1) and XGBoost's ``hist`` method keeps ``d m`` bytes instead and the thresholds
+between bins:
 
 * :func:`bin_features` quantizes ``X`` once, on the host, into at most ``max_bins`` bins per
   feature (:class:`Binning`): code ``c`` of value ``x`` is the number of the feature's bin
@@ -29,18 +30,27 @@ threshold ``-inf`` below every other bin: ``x > t`` is False for NaN, so
 :func:`pacbound.voters.votes` on new data with missing values agrees with the training codes
 (subnormal values count as zeros, as in XLA:CPU's flush-to-zero comparisons).
 
+API: :func:`histogram_search` (= :func:`binned_search` of :func:`bin_features`) gives a
+:class:`HistogramSearch` whose methods ``candidate_edges`` (:func:`histogram_edges`),
+``candidate_mask``, ``candidate_votes``, ``candidate_stumps`` and ``n_examples`` every
+matrix-free stump search offers; :func:`histograms` is the pass itself.
+
 Design of the pass (XLA:CPU; the figures are in ``benchmarks/results/bench_scale.json``): per
 feature, a scatter-add of the example weights ``a`` at the ``uint8`` codes of a block of
 :data:`CHUNK` examples, the features in a ``lax.fori_loop`` inside a ``lax.fori_loop`` over the
 blocks. Codes are stored feature-major ``(d, m)`` so that a feature's codes are contiguous and
 ``a`` is scattered as it is (no ``(m, d)`` broadcast of ``a``, no flattened ``f * bins + c``
-index); a block's ``a`` stays in cache while every feature reads it. Per-block histograms are
-added to the running total, so float32 rounding grows with ``CHUNK + m / CHUNK`` instead of
-``m``. Measured and dropped: ``segment_sum`` / scatter over all features at once with a
-broadcast ``a``, a vmapped (batched) scatter, one-hot matmuls, 16 x 16 nibble matmuls, joint
-histograms of feature pairs, ``int32`` accumulation of quantized weights. Memory per round:
-``O(d CHUNK)`` bytes of block temporaries plus the ``(d, max_bins)`` histograms; no ``(d, m)``
-float array. The pass is pure JAX (scatter-add is native on GPU/TPU too).
+index); a block's ``a`` stays in cache while every feature reads it. A scatter adds its updates
+in order, so a feature whose examples crowd into few bins (binary, categorical, mostly-zero
+features) would chain its additions through one memory location: such a feature
+(:func:`skewed_features`) is scattered into 8 interleaved copies of its histogram instead.
+Per-block histograms are added to the running total, so float32 rounding grows with
+``CHUNK + m / CHUNK`` rather than ``m``. Measured and dropped: ``segment_sum`` / scatter over all
+features at once with a broadcast ``a``, a vmapped (batched) scatter, one-hot matmuls, 16 x 16
+nibble matmuls, joint histograms of feature pairs, ``int32`` accumulation of quantized
+weights. Memory per round: ``O(d CHUNK)`` bytes of block temporaries plus the ``(d, bins)``
+histograms, no ``(d, m)`` float array. The pass is pure JAX (scatter-add is native on GPU and
+TPU; there a larger ``chunk`` saves launches).
 """
 
 from __future__ import annotations
@@ -68,6 +78,7 @@ __all__ = [
     "histogram_edges",
     "histogram_search",
     "histograms",
+    "skewed_features",
 ]
 
 CHUNK = 65536  # examples per scatter block of the pass
@@ -75,6 +86,8 @@ SAMPLE_SIZE = 200_000  # rows that place the bin boundaries past this many examp
 _ROWS = 1 << 18  # host binning: rows per block (bounds the temporaries at any m)
 _TABLE_BITS = 20  # host binning: leading key bits looked up in a table before any search
 _GROUP = 8  # host binning: features coded together (their look-up tables: 2 MiB each)
+_LANES = 8  # interleaved histogram copies of a skewed feature
+_SKEWED = 1 / 32  # a feature is skewed when two examples share a bin with this probability
 
 
 class Binning(NamedTuple):
@@ -100,15 +113,15 @@ class HistogramSearch(NamedTuple):
     ``+1`` on the examples whose code exceeds ``k``. The methods are those of every matrix-free
     stump search, so that a learner takes either this or the exact search.
 
-    Attributes:
-      codes: ``(d, m)`` uint8 bin of every training value (:class:`Binning`).
+    Attributes (those of the :class:`Binning` it searches):
+      codes: ``(d, m)`` uint8 bin of every training value.
       thresholds: ``(d, P)`` candidate thresholds in feature units.
-      valid: ``(d, P)`` bool, the candidates that split the training sample (are stumps).
+      counts: ``(d, P + 1)`` int32 training examples per bin.
     """
 
     codes: jax.Array
     thresholds: jax.Array
-    valid: jax.Array
+    counts: jax.Array
 
     @property
     def n_examples(self) -> int:
@@ -120,9 +133,10 @@ class HistogramSearch(NamedTuple):
         return histogram_edges(self, a)
 
     def candidate_mask(self) -> jax.Array:
-        """``(d, P)`` bool: which candidates are stumps (a boundary with no example on one
-        side, or the padding past a feature's last bin, is none)."""
-        return self.valid
+        """``(d, P)`` bool: which candidates are stumps, i.e. have training examples on both
+        sides (the padding past a feature's last bin has none above it)."""
+        below = jnp.cumsum(self.counts, axis=1)[:, :-1]
+        return (below > 0) & (below < self.n_examples)
 
     def candidate_votes(self, index: ArrayLike, dtype=jnp.float32) -> jax.Array:
         """``(m,)`` votes ``h(x_i)`` in ``dtype`` of candidate ``index = f * P + k`` (traced)."""
@@ -340,11 +354,8 @@ def _thresholds(boundaries, missing, max_bins: int, dtype) -> np.ndarray:
 
 
 def binned_search(binning: Binning) -> HistogramSearch:
-    """The :class:`HistogramSearch` of a :class:`Binning`: a candidate is a stump when both of
-    its sides hold training examples."""
-    below = jnp.cumsum(binning.counts, axis=1)[:, :-1]
-    valid = (below > 0) & (below < binning.codes.shape[1])
-    return HistogramSearch(binning.codes, binning.thresholds, valid)
+    """The :class:`HistogramSearch` over the candidates of a :class:`Binning`."""
+    return HistogramSearch(*binning)
 
 
 def histogram_search(
@@ -357,52 +368,83 @@ def histogram_search(
         constant).
     """
     search = binned_search(bin_features(X, max_bins, sample_size=sample_size, seed=seed))
-    if not bool(search.valid.any()):
+    if not bool(search.candidate_mask().any()):
         raise ValueError("every feature of X is constant: no decision stump splits the sample")
     return search
 
 
 # ------------------------------------------------------------------ the rounds (JAX)
-def _block_histograms(codes: jax.Array, a: jax.Array, bins: int) -> jax.Array:
-    """``(d, bins)`` histograms of one block: per feature, ``a`` scattered at its codes."""
+def _block_histograms(codes: jax.Array, a: jax.Array, skewed: jax.Array, bins: int) -> jax.Array:
+    """``(d, bins)`` histograms of one block: per feature, ``a`` scattered at its codes.
+
+    A scatter adds its updates one after the other, so updates of one bin in a row wait for
+    each other; a skewed feature's example ``i`` goes to copy ``i mod _LANES`` of its histogram
+    instead (the copies summed after), which keeps the additions independent.
+    """
+    lane = bins * (jnp.arange(codes.shape[1], dtype=jnp.int32) % _LANES)
+
+    def plain(row):
+        return jnp.zeros(bins, a.dtype).at[row].add(a)
+
+    def interleaved(row):
+        hists = jnp.zeros(_LANES * bins, a.dtype).at[row.astype(jnp.int32) + lane].add(a)
+        return jnp.sum(hists.reshape(_LANES, bins), axis=0)
 
     def feature(f, hists):
         row = lax.dynamic_index_in_dim(codes, f, keepdims=False)
-        hist = jnp.zeros(bins, a.dtype).at[row].add(a, mode="promise_in_bounds")
+        hist = lax.cond(skewed[f], interleaved, plain, row)
         return lax.dynamic_update_index_in_dim(hists, hist, f, 0)
 
     return lax.fori_loop(0, codes.shape[0], feature, jnp.zeros((codes.shape[0], bins), a.dtype))
 
 
+def skewed_features(counts: ArrayLike) -> jax.Array:
+    """``(d,)`` bool: features whose two random examples share a bin with probability
+    ``sum_b (counts_b / m)^2 > 1/32`` (their histograms are built in interleaved copies)."""
+    counts = jnp.asarray(counts, jnp.float32)
+    share = counts / jnp.sum(counts, axis=1, keepdims=True)
+    return jnp.sum(share**2, axis=1) > _SKEWED
+
+
 @functools.partial(jax.jit, static_argnames=("bins", "chunk"))
-def histograms(codes: ArrayLike, a: ArrayLike, bins: int = 256, chunk: int = CHUNK) -> jax.Array:
+def histograms(
+    codes: ArrayLike,
+    a: ArrayLike,
+    bins: int = 256,
+    chunk: int = CHUNK,
+    skewed: ArrayLike | None = None,
+) -> jax.Array:
     """Weighted histograms ``H[f, b] = sum_{i: codes[f, i] = b} a_i`` in one pass over the codes.
 
     Blocks of ``chunk`` examples (a ``lax.fori_loop``; the remainder as one more block), each
-    block's histograms added to the total.
+    block's histograms added to the total; the features of a block in a ``lax.fori_loop``.
 
     Args:
       codes: ``(d, m)`` uint8 (or int) codes, every one ``< bins``.
       a: ``(m,)`` weights.
       bins: histogram length (static).
       chunk: examples per block (static).
+      skewed: ``(d,)`` bool, features to build in interleaved copies (:func:`skewed_features`;
+        the same sums, faster when few bins hold most examples). ``None``: none.
 
     Returns:
       ``(d, bins)`` in ``a``'s dtype.
     """
     codes, a = jnp.asarray(codes), jnp.asarray(a)
-    d, m = codes.shape
-    blocks = m // chunk
+    (d, m), blocks = codes.shape, codes.shape[1] // chunk
+    skewed = jnp.zeros(d, bool) if skewed is None else jnp.asarray(skewed)
 
     def block(i, total):
         c = lax.dynamic_slice_in_dim(codes, i * chunk, chunk, axis=1)
-        return total + _block_histograms(c, lax.dynamic_slice_in_dim(a, i * chunk, chunk), bins)
+        a_block = lax.dynamic_slice_in_dim(a, i * chunk, chunk)
+        return total + _block_histograms(c, a_block, skewed, bins)
 
     total = jnp.zeros((d, bins), a.dtype)
     if blocks:
         total = lax.fori_loop(0, blocks, block, total)
     if blocks * chunk < m:
-        total = total + _block_histograms(codes[:, blocks * chunk :], a[blocks * chunk :], bins)
+        rest = slice(blocks * chunk, m)
+        total = total + _block_histograms(codes[:, rest], a[rest], skewed, bins)
     return total
 
 
@@ -418,12 +460,13 @@ def histogram_edges(search: HistogramSearch, a: ArrayLike) -> jax.Array:
       a: example weights ``(m,)`` (e.g. ``y * u``).
 
     Returns:
-      ``(d, P)`` edges in ``a``'s float dtype (at least float32); entries where
-      ``search.valid`` is False are finite but no stumps.
+      ``(d, P)`` edges in ``a``'s float dtype (at least float32); entries outside
+      ``search.candidate_mask()`` are finite but no stumps.
     """
     a = jnp.asarray(a)
     a = a.astype(jnp.promote_types(a.dtype, jnp.float32))
-    hists = histograms(search.codes, a, search.thresholds.shape[1] + 1)
+    bins = search.thresholds.shape[1] + 1
+    hists = histograms(search.codes, a, bins, skewed=skewed_features(search.counts))
     below = jnp.cumsum(hists, axis=1)[:, :-1]
     return jnp.sum(hists, axis=1, keepdims=True) - 2 * below
 

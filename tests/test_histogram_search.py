@@ -55,7 +55,7 @@ def test_edges_equal_numpy_brute_force_with_missing_values(dtype):
     rtol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(edges, _numpy_edges(X, t, a), rtol=rtol, atol=rtol * M)
     assert t[2, 0] == -np.inf and np.all(np.asarray(search.codes)[2][np.isnan(X[:, 2])] == 0)
-    assert not np.asarray(search.valid)[3].any()  # the constant feature
+    assert not np.asarray(search.candidate_mask())[3].any()  # the constant feature
 
 
 @given(
@@ -79,7 +79,7 @@ def test_property_edges_bins_and_votes(X, a, max_bins):
         )
         assert np.unique(codes[f]).size <= max_bins
     np.testing.assert_array_equal(search.candidate_mask(), _numpy_mask(X, t))
-    mask = np.asarray(search.valid)
+    mask = np.asarray(search.candidate_mask())
     ref = _numpy_edges(X, t, a)
     np.testing.assert_allclose(np.asarray(search.candidate_edges(a))[mask], ref[mask], atol=1e-12)
 
@@ -92,7 +92,7 @@ def test_enough_bins_give_the_exact_search_stumps(dtype):
     X[:3, 2] = [2e-38, 3e-38, 0.0]  # midpoints below float32's tiny: flushed to zero in XLA
     exact = V.stump_search(X)
     search = hs.histogram_search(X, 256)
-    valid, mask = np.asarray(exact.valid), np.asarray(search.valid)
+    valid, mask = np.asarray(exact.valid), np.asarray(search.candidate_mask())
     t_exact, t_hist = np.asarray(exact.thresholds)[valid], np.asarray(search.thresholds)[mask]
     np.testing.assert_array_equal(t_hist, t_exact)  # same stumps, same order
     np.testing.assert_array_equal(np.nonzero(valid)[0], np.nonzero(mask)[0])
@@ -134,7 +134,7 @@ def test_candidate_votes_and_stumps_agree_with_voters_votes():
     votes = jax.vmap(lambda i: search.candidate_votes(i, jnp.float32))(index)
     np.testing.assert_array_equal(np.asarray(votes).T, H)  # every candidate, stump or not
     assert search.candidate_votes(5, jnp.int8).dtype == jnp.int8
-    assert np.asarray(search.valid)[3].sum() == 1  # 0 | 2e-38: the subnormals are zeros
+    assert np.asarray(search.candidate_mask())[3].sum() == 1  # 0 | 2e-38: the subnormals are zeros
     X_new = np.full((2, D), np.nan, np.float32)  # unseen missing values vote as the lowest bin
     np.testing.assert_array_equal(V.votes(stumps, X_new), -1)
 
@@ -151,7 +151,11 @@ def test_jit_vmap_grad_and_blocks():
     codes = np.asarray(search.codes)
     ref = np.stack([np.bincount(c, a.astype(np.float64), minlength=BINS) for c in codes])
     for chunk in (7, 40, 64):  # blocks plus a remainder, one exact block, no full block
-        np.testing.assert_allclose(hs.histograms(codes, a, BINS, chunk=chunk), ref, atol=1e-5)
+        for skewed in (None, [True, False, True, True]):  # interleaved copies: the same sums
+            hists = hs.histograms(codes, a, BINS, chunk=chunk, skewed=skewed)
+            np.testing.assert_allclose(hists, ref, atol=1e-5)
+    share = np.stack([np.bincount(c, minlength=BINS) for c in codes]) / M
+    np.testing.assert_array_equal(hs.skewed_features(search.counts), (share**2).sum(1) > 1 / 32)
 
 
 @pytest.mark.parametrize(
