@@ -14,6 +14,8 @@ All names are re-exported by :mod:`pacbound.voters`, where the materialized stum
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import jax
@@ -91,20 +93,28 @@ def _stable_order(x: np.ndarray) -> np.ndarray:
 
 
 @jax.jit
-def _midpoints(order: jax.Array, v: jax.Array) -> StumpSearch:
+def _midpoints(v: jax.Array) -> tuple[jax.Array, jax.Array]:
     lo, hi = v[:, :-1], v[:, 1:]
     mid = lo + (hi - lo) / 2
-    return StumpSearch(order, jnp.where(mid < hi, mid, lo), hi > lo)
+    return jnp.where(mid < hi, mid, lo), hi > lo
 
 
 def _sort_features(X: np.ndarray) -> StumpSearch:
-    """Sort every feature on the host (XLA:CPU's sort is several times slower than NumPy's).
+    """Sort every feature on the host, on ``os.cpu_count()`` threads (XLA:CPU's sort is several
+    times slower than NumPy's); the midpoints under jit.
 
     The result equals the former ``jnp.argsort(X.T, stable=True)`` and its midpoints exactly.
     """
     XT = np.ascontiguousarray(X.T)
-    order = np.stack([_stable_order(column) for column in XT])
-    return _midpoints(jnp.asarray(order), jnp.asarray(np.take_along_axis(XT, order, axis=1)))
+    order, v = np.empty(XT.shape, np.int32), np.empty_like(XT)
+
+    def sort(f: int) -> None:
+        order[f] = _stable_order(XT[f])
+        v[f] = XT[f][order[f]]
+
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        list(pool.map(sort, range(XT.shape[0])))
+    return StumpSearch(jnp.asarray(order), *_midpoints(jnp.asarray(v)))
 
 
 def stump_search(X: ArrayLike) -> StumpSearch:
