@@ -22,9 +22,10 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
   the edge search alone (the learners' rounds come later).
 
 ``--variants`` also times the designs of the histogram pass considered for the module at
-m = 10^6 (or the largest m asked for below it). Timings are medians after a warm-up
-(compilation excluded), with ``jax.block_until_ready``; the load average is recorded (2
-shared cores: compare ratios of one run). LightGBM / scikit-learn are skipped when missing::
+m = 10^6 (or the largest m asked for below it). Timings are medians after a warm-up for jitted
+calls (compilation excluded), with ``jax.block_until_ready``, in wall and in process-CPU
+seconds (all threads; the fairer figure when other jobs share the 2 cores, whose load average
+is recorded). LightGBM / scikit-learn are skipped when missing::
 
     python benchmarks/bench_scale.py [--sizes 1e5 1e6] [--huge] [--variants] [--repeats 5]
 """
@@ -41,7 +42,7 @@ import tracemalloc
 import jax
 import jax.numpy as jnp
 import numpy as np
-from common import RESULTS, median_time, print_table, write_json
+from common import RESULTS, print_table, write_json
 from jax import lax
 
 from pacbound import histogram_search as hs
@@ -66,14 +67,25 @@ def higgs_like(m: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
     return X, y.astype(np.float32)
 
 
-def _wall(fn, *args, repeats: int = 3) -> float:
-    """Median wall time of a host-side call (no warm-up: every call does the full work)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+def _times(fn, *args, repeats: int = 3, warmup: bool = False) -> tuple[float, float]:
+    """Median wall and process-CPU seconds of ``fn(*args)``, blocking on its result.
+
+    CPU time (all threads) is the fairer statistic when other jobs share the cores: it counts
+    the work done, not the waiting; wall time counts both.
+    """
+    if warmup:
         jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    wall, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        jax.block_until_ready(fn(*args))
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def _record(row: dict, name: str, times: tuple[float, float], scale: float = 1.0) -> None:
+    row[f"{name}_s"], row[f"{name}_cpu_s"] = (scale * t for t in times)
 
 
 def _host_peak(fn, *args) -> int:
@@ -91,74 +103,69 @@ def _temp_bytes(fn, *args) -> int:
     return int(analysis.temp_size_in_bytes) if analysis is not None else -1
 
 
-def lightgbm_times(X, y, repeats: int) -> dict:
+def lightgbm_times(X, y, row: dict) -> None:
     """LightGBM binning (Dataset construct) and one boosting round of a 2-leaf tree."""
     try:
         import lightgbm as lgb
     except ImportError:
-        return {"lightgbm": "not installed"}
+        row["lightgbm"] = "not installed"
+        return
     params = {"max_bin": MAX_BINS, "num_threads": 2, "verbose": -1}
 
     def construct():
         return lgb.Dataset(X, (y > 0).astype(np.float32), params=params).construct()
 
-    binning = _wall(construct, repeats=repeats)
+    _record(row, "lgb_bin", _times(construct))
     train = {**params, "objective": "binary", "num_leaves": 2, "learning_rate": 0.1}
     data = construct()
-    start = time.perf_counter()
-    lgb.train(train, data, num_boost_round=ROUNDS)
-    return {"lgb_bin_s": binning, "lgb_round_s": (time.perf_counter() - start) / ROUNDS}
+    times = _times(lambda: lgb.train(train, data, num_boost_round=ROUNDS), repeats=1)
+    _record(row, "lgb_round", times, 1 / ROUNDS)
 
 
-def sklearn_round(X, y) -> dict:
+def sklearn_round(X, y, row: dict) -> None:
     """``(fit(100) - fit(1)) / 99`` of HistGradientBoostingClassifier(max_leaf_nodes=2)."""
     try:
         from sklearn.ensemble import HistGradientBoostingClassifier
     except ImportError:
-        return {"sklearn": "not installed"}
+        row["sklearn"] = "not installed"
+        return
 
     def fit(rounds):
         model = HistGradientBoostingClassifier(
             max_leaf_nodes=2, max_iter=rounds, early_stopping=False, random_state=0
         )
-        start = time.perf_counter()
-        model.fit(X, y)
-        return time.perf_counter() - start
+        return _times(model.fit, X, y, repeats=1)
 
-    return {"hgb_round_s": (fit(ROUNDS) - fit(1)) / (ROUNDS - 1)}
-
-
-def numpy_floor(codes: np.ndarray, a: np.ndarray, repeats: int) -> dict:
-    """One NumPy pass over the codes (sum) and a weighted bincount of one feature, times d."""
-    return {
-        "floor_sum_s": _wall(lambda: codes.sum(dtype=np.uint64), repeats=repeats),
-        "floor_bincount_s": D * _wall(lambda: np.bincount(codes[0], a, 256), repeats=repeats),
-    }
+    many, one = fit(ROUNDS), fit(1)
+    _record(row, "hgb_round", [(t - u) / (ROUNDS - 1) for t, u in zip(many, one)])
 
 
 def bench_size(m: int, repeats: int) -> dict:
     X, y = higgs_like(m)
     a = jnp.asarray(y / m)
     row = {"m": m, "d": D, "load_before": os.getloadavg()[0]}
-    row["bin_s"] = _wall(hs.bin_features, X, MAX_BINS)
+    _record(row, "bin", _times(hs.bin_features, X, MAX_BINS))
     row["bin_host_peak_bytes"] = _host_peak(hs.bin_features, X, MAX_BINS)
     search = hs.histogram_search(X, MAX_BINS)
-    row["pass_s"] = median_time(hs.histogram_edges, search, a, repeats=repeats)
+    _record(row, "pass", _times(hs.histogram_edges, search, a, repeats=repeats, warmup=True))
     row["pass_temp_bytes"] = _temp_bytes(hs.histogram_edges, search, a)
     row["codes_bytes"] = search.codes.nbytes
-    row.update(numpy_floor(np.asarray(search.codes), np.asarray(a), repeats))
+    codes, a_np = np.asarray(search.codes), np.asarray(a)
+    _record(row, "floor_sum", _times(lambda: codes.sum(dtype=np.uint64), repeats=repeats))
+    _record(row, "floor_bincount", _times(np.bincount, codes[0], a_np, 256), D)
     XT = np.ascontiguousarray(X.T)
-    row["argsort_s"] = _wall(lambda: np.argsort(XT, axis=1), repeats=1)
-    row["argsort_stable_s"] = _wall(lambda: np.argsort(XT, axis=1, kind="stable"), repeats=1)
+    _record(row, "argsort", _times(np.argsort, XT, 1, repeats=1))
+    _record(row, "argsort_stable", _times(lambda: np.argsort(XT, 1, kind="stable"), repeats=1))
     exact = voters.stump_search(X)  # warm-up: compiles the midpoints for this shape
-    row["exact_prep_s"] = _wall(voters.stump_search, X, repeats=1)
+    _record(row, "exact_prep", _times(voters.stump_search, X, repeats=1))
     row["exact_prep_host_peak_bytes"] = _host_peak(voters.stump_search, X)
     row["exact_bytes"] = sum(x.nbytes for x in exact)
-    row["exact_round_s"] = median_time(voters.stump_edges, exact, a, repeats=repeats)
+    times = _times(voters.stump_edges, exact, a, repeats=repeats, warmup=True)
+    _record(row, "exact_round", times)
     row["exact_round_temp_bytes"] = _temp_bytes(voters.stump_edges, exact, a)
     del exact
-    row.update(lightgbm_times(X, y, repeats=3))
-    row.update(sklearn_round(X, y))
+    lightgbm_times(X, y, row)
+    sklearn_round(X, y, row)
     row["load_after"] = os.getloadavg()[0]
     return row
 
@@ -259,40 +266,37 @@ def pass_variants(m: int, repeats: int) -> list[dict]:
         "nibble 16x16 matmuls, scan over 1024-blocks, (m, d)": (_chunks(_nibbles, 1024), codes_md),
         "int32 accumulation of quantized a (lax.map), (d, m)": (_quantized, codes),
     }  # fmt: skip
-    a_np = np.asarray(a)
-    floor = _wall(lambda: [np.bincount(c, a_np, 256) for c in np.asarray(codes)], repeats=repeats)
-    rows = [{"design": "NumPy bincount per feature (reference)", "seconds": floor}]
+    a_np, codes_np = np.asarray(a), np.asarray(codes)
+    wall, cpu = _times(lambda: [np.bincount(c, a_np, 256) for c in codes_np], repeats=repeats)
+    rows = [{"design": "NumPy bincount per feature (reference)", "s": wall, "cpu_s": cpu}]
     for name, (fn, c) in designs.items():
         run = jax.jit(functools.partial(fn, bins=256))
-        seconds = median_time(run, c, a, repeats=repeats)
+        wall, cpu = _times(run, c, a, repeats=repeats, warmup=True)
         error = float(np.max(np.abs(np.asarray(run(c, a), np.float64) - ref)) / np.abs(ref).max())
-        rows.append({"design": name, "seconds": seconds, "max_rel_error": error})
-        print(f"  {1e3 * seconds:8.1f} ms  {name}", flush=True)
+        rows.append({"design": name, "s": wall, "cpu_s": cpu, "max_rel_error": error})
+        print(f"  {1e3 * wall:8.1f} ms wall {1e3 * cpu:8.1f} ms cpu  {name}", flush=True)
     return rows
 
 
-def _ratios(r: dict) -> list:
-    """One table row of ratios (``nan`` where a peer is missing)."""
-    nan = float("nan")
+def _ratios(r: dict, unit: str) -> list:
+    """One table row of ratios of ``unit`` ("s": wall, "cpu_s": CPU) times; nan if missing."""
+
+    def t(name):
+        return r.get(f"{name}_{unit}", float("nan"))
+
     return [
-        r["m"],
-        r["bin_s"] / r.get("lgb_bin_s", nan),
-        r["pass_s"] * 1e3,
-        r["pass_s"] / r["floor_sum_s"],
-        r["pass_s"] / r["floor_bincount_s"],
-        r["exact_round_s"] / r["pass_s"],
-        r["exact_prep_s"] / r["argsort_s"],
-        r["exact_prep_s"] / r["argsort_stable_s"],
-        r.get("lgb_round_s", nan) / r["pass_s"],
-        r.get("hgb_round_s", nan) / r["pass_s"],
-        r["exact_bytes"] / r["codes_bytes"],
-        r["pass_temp_bytes"] / r["codes_bytes"],
-    ]
+        r["m"], unit, t("bin") / t("lgb_bin"), t("pass") * 1e3, t("pass") / t("floor_sum"),
+        t("pass") / t("floor_bincount"), t("exact_round") / t("pass"),
+        t("exact_prep") / t("argsort"), t("exact_prep") / t("argsort_stable"),
+        t("lgb_round") / t("pass"), t("hgb_round") / t("pass"),
+        r["exact_bytes"] / r["codes_bytes"], r["pass_temp_bytes"] / r["codes_bytes"],
+    ]  # fmt: skip
 
 
 HEADER = [
-    "m", "bin/lgb", "pass ms", "pass/sum", "pass/bincount", "exact/pass", "prep/argsort",
-    "prep/stable", "lgb round/pass", "hgb round/pass", "exact B/codes B", "pass temp/codes",
+    "m", "time", "bin/lgb", "pass ms", "pass/sum", "pass/bincount", "exact/pass",
+    "prep/argsort", "prep/stable", "lgb round/pass", "hgb round/pass", "exact B/codes B",
+    "pass temp/codes",
 ]  # fmt: skip
 
 
@@ -315,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         m = max([s for s in sizes if s <= 10**6], default=10**6)
         print(f"designs of the pass at m = {m}:")
         variants = pass_variants(m, args.repeats)
-    print_table(HEADER, [_ratios(r) for r in rows])
+    print_table(HEADER, [_ratios(r, unit) for r in rows for unit in ("s", "cpu_s")])
     print("pass = histogram_edges (ours); sum = one NumPy pass over the codes; bincount = "
           "np.bincount of one feature x d; exact = stump_edges; prep = stump_search")  # fmt: skip
     payload = {"rows": rows, "pass_variants": {"m": m if variants else None, "rows": variants}}
