@@ -278,6 +278,27 @@ def pass_variants(m: int, repeats: int) -> list[dict]:
     return rows
 
 
+def interleaving(m: int, repeats: int) -> list[dict]:
+    """The kept pass with and without interleaved copies on uniform, 3-valued, equal codes."""
+    rng = np.random.default_rng(SEED)
+    a = jnp.asarray(rng.normal(size=m).astype(np.float32))
+    sets = {
+        "uniform over 255 bins": rng.integers(0, 255, (D, m)),
+        "3 values (p = .5, .3, .2)": rng.choice(3, (D, m), p=[0.5, 0.3, 0.2]),
+        "one value": np.zeros((D, m)),
+    }
+    rows = []
+    for name, codes in sets.items():
+        codes = jnp.asarray(codes.astype(np.uint8))
+        row = {"codes": name}
+        for label, skewed in (("plain", None), ("interleaved", np.ones(D, bool))):
+            run = jax.jit(functools.partial(hs.histograms, bins=256, skewed=skewed))
+            row[f"{label}_s"], row[f"{label}_cpu_s"] = _times(run, codes, a, warmup=True)
+        print(f"  {name}: {row}", flush=True)
+        rows.append(row)
+    return rows
+
+
 def _ratios(r: dict, unit: str) -> list:
     """One table row of ratios of ``unit`` ("s": wall, "cpu_s": CPU) times; nan if missing."""
 
@@ -314,15 +335,20 @@ def main(argv: list[str] | None = None) -> int:
     for m in sizes:
         rows.append(bench_size(m, args.repeats))
         print({k: v for k, v in rows[-1].items()}, flush=True)
-    variants = []
+    variants, skew = [], []
     if args.variants:
         m = max([s for s in sizes if s <= 10**6], default=10**6)
         print(f"designs of the pass at m = {m}:")
         variants = pass_variants(m, args.repeats)
+        print("interleaved copies:")
+        skew = interleaving(m, args.repeats)
     print_table(HEADER, [_ratios(r, unit) for r in rows for unit in ("s", "cpu_s")])
     print("pass = histogram_edges (ours); sum = one NumPy pass over the codes; bincount = "
           "np.bincount of one feature x d; exact = stump_edges; prep = stump_search")  # fmt: skip
-    payload = {"rows": rows, "pass_variants": {"m": m if variants else None, "rows": variants}}
+    payload = {
+        "rows": rows,
+        "pass_variants": {"m": m if variants else None, "rows": variants, "interleaving": skew},
+    }
     write_json("bench_scale", payload, args.json)
     return 0
 
