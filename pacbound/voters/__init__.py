@@ -7,12 +7,21 @@ A voter set evaluated on ``m`` examples is the ``(m, n)`` matrix ``H[i, j] = h_j
   :func:`votes`, :func:`stumps_vote`, :func:`self_complemented`).
 * :mod:`~pacbound.voters.stump_search`: every threshold of every feature, matrix-free
   (:func:`stump_search`, :func:`best_stump`, :func:`stump_edges`, :func:`stump_scores`), the
-  candidates of the ``*_stumps`` learners.
+  exact candidates of the ``*_stumps`` learners.
+* :mod:`~pacbound.voters.histogram`: the same on features quantized into at most ``max_bins``
+  bins (:func:`bin_features`, :func:`histogram_search`), one streaming pass a round.
 * :mod:`~pacbound.voters.rbf`: RBF voters centred on points (laviolette2011 §6).
 * :mod:`~pacbound.voters.normalization`: roy2016 §7's hyperbolic-tangent normalization.
 """
 
 from pacbound.validation import check_features
+from pacbound.voters.histogram import (
+    Binning,
+    HistogramSearch,
+    bin_features,
+    binned_search,
+    histogram_search,
+)
 from pacbound.voters.normalization import (
     TanhNormalization,
     fit_tanh_normalization,
@@ -39,14 +48,19 @@ from pacbound.voters.stumps import (
 
 __all__ = [
     "BestStump",
+    "Binning",
+    "HistogramSearch",
     "StumpSearch",
     "Stumps",
     "TanhNormalization",
     "best_stump",
     "best_stump_votes",
+    "bin_features",
+    "binned_search",
     "check_features",
     "fit_stumps",
     "fit_tanh_normalization",
+    "histogram_search",
     "median_pairwise_distance",
     "padded_stumps",
     "rbf_votes",

@@ -14,10 +14,13 @@ of CB-Boost (bauvin2020 §3).
 from __future__ import annotations
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound.validation import check_features
@@ -93,13 +96,50 @@ class BestStump(NamedTuple):
     score: jax.Array
 
 
+def _stable_order(x: np.ndarray) -> np.ndarray:
+    """``jnp.argsort(x, stable=True)`` of one column, on the host, as int32.
+
+    Values compare as JAX's sort compares them on XLA:CPU: subnormals flushed to zero (its
+    arithmetic runs flush-to-zero) and ``-0`` tied with ``+0``. A float32 value then maps to an
+    unsigned 32-bit key of the same order (negatives bit-flipped, the sign bit set on the rest);
+    the key shifted up 32 bits plus the example's index sorts as one ``uint64`` (ties by index:
+    stable), which NumPy sorts faster than it argsorts floats. Other dtypes use the stable
+    argsort.
+    """
+    x = np.where(np.abs(x) < np.finfo(x.dtype).tiny, x.dtype.type(0), x)
+    if x.dtype != np.float32 or x.size >= 2**31:
+        return np.argsort(x, kind="stable").astype(np.int32)
+    bits = x.view(np.uint32)
+    flip = (bits.view(np.int32) >> 31).view(np.uint32) | np.uint32(0x80000000)
+    keys = (bits ^ flip).astype(np.uint64) << np.uint64(32)
+    keys |= np.arange(x.size, dtype=np.uint64)
+    keys.sort()
+    return keys.astype(np.uint32).view(np.int32)
+
+
 @jax.jit
-def _sort_features(X: jax.Array) -> StumpSearch:
-    order = jnp.argsort(X.T, axis=1, stable=True).astype(jnp.int32)
-    v = jnp.take_along_axis(X.T, order, axis=1)
+def _midpoints(v: jax.Array) -> tuple[jax.Array, jax.Array]:
     lo, hi = v[:, :-1], v[:, 1:]
     mid = lo + (hi - lo) / 2
-    return StumpSearch(order, jnp.where(mid < hi, mid, lo), hi > lo)
+    return jnp.where(mid < hi, mid, lo), hi > lo
+
+
+def _sort_features(X: np.ndarray) -> StumpSearch:
+    """Sort every feature on the host, on ``os.cpu_count()`` threads (XLA:CPU's sort is several
+    times slower than NumPy's); the midpoints under jit.
+
+    The result equals the former ``jnp.argsort(X.T, stable=True)`` and its midpoints exactly.
+    """
+    XT = np.ascontiguousarray(X.T)
+    order, v = np.empty(XT.shape, np.int32), np.empty_like(XT)
+
+    def sort(f: int) -> None:
+        order[f] = _stable_order(XT[f])
+        v[f] = XT[f][order[f]]
+
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        list(pool.map(sort, range(XT.shape[0])))
+    return StumpSearch(jnp.asarray(order), *_midpoints(jnp.asarray(v)))
 
 
 def stump_search(X: ArrayLike) -> StumpSearch:
@@ -119,8 +159,8 @@ def stump_search(X: ArrayLike) -> StumpSearch:
     X = check_features(X)
     if X.shape[0] < 2:
         raise ValueError(f"stump search needs at least 2 examples; got {X.shape[0]}")
-    Xj = jnp.asarray(X)
-    search = _sort_features(Xj.astype(jnp.promote_types(Xj.dtype, jnp.float32)))
+    dtype = jax.dtypes.canonicalize_dtype(jnp.promote_types(X.dtype, jnp.float32))
+    search = _sort_features(X.astype(dtype, copy=False))
     if not bool(search.valid.any()):
         raise ValueError("every feature of X is constant: no decision stump splits the sample")
     return search
