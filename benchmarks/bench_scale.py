@@ -45,7 +45,7 @@ import numpy as np
 from common import RESULTS, print_table, write_json
 from jax import lax
 
-from pacbound import histogram_search as hs
+from pacbound.voters import histogram as hs
 from pacbound import voters
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0

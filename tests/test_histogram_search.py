@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from pacbound import histogram_search as hs
-from pacbound import stump_search as ss
 from pacbound import voters as V
+from pacbound.voters import histogram as hs
+from pacbound.voters import exact_search as ss
 
 M, D, BINS = 40, 4, 8  # one shape for most tests: JAX compiles once per shape
 

@@ -5,7 +5,7 @@ A voter set evaluated on ``m`` examples is the ``(m, n)`` matrix ``H[i, j] = h_j
 
 * :mod:`~pacbound.voters.stumps`: decision stumps with fixed thresholds (:func:`fit_stumps`,
   :func:`votes`, :func:`stumps_vote`, :func:`self_complemented`).
-* :mod:`~pacbound.voters.stump_search`: every threshold of every feature, matrix-free
+* :mod:`~pacbound.voters.exact_search`: every threshold of every feature, matrix-free
   (:func:`stump_search`, :func:`best_stump`, :func:`stump_edges`, :func:`stump_scores`), the
   exact candidates of the ``*_stumps`` learners.
 * :mod:`~pacbound.voters.histogram`: the same on features quantized into at most ``max_bins``
@@ -28,7 +28,7 @@ from pacbound.voters.normalization import (
     tanh_normalize,
 )
 from pacbound.voters.rbf import median_pairwise_distance, rbf_votes, signed_rbf_votes
-from pacbound.voters.stump_search import (
+from pacbound.voters.exact_search import (
     BestStump,
     StumpSearch,
     best_stump,
