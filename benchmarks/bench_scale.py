@@ -45,8 +45,8 @@ import numpy as np
 from common import RESULTS, print_table, write_json
 from jax import lax
 
-from pacbound.voters import histogram as hs
 from pacbound import voters
+from pacbound.voters import histogram as hs
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pacbound import voters as V
-from pacbound.voters import histogram as hs
 from pacbound.voters import exact_search as ss
+from pacbound.voters import histogram as hs
 
 M, D, BINS = 40, 4, 8  # one shape for most tests: JAX compiles once per shape
 

@@ -15,6 +15,16 @@ A voter set evaluated on ``m`` examples is the ``(m, n)`` matrix ``H[i, j] = h_j
 """
 
 from pacbound.validation import check_features
+from pacbound.voters.exact_search import (
+    BestStump,
+    StumpSearch,
+    best_stump,
+    best_stump_votes,
+    padded_stumps,
+    stump_edges,
+    stump_scores,
+    stump_search,
+)
 from pacbound.voters.histogram import (
     Binning,
     HistogramSearch,
@@ -28,16 +38,6 @@ from pacbound.voters.normalization import (
     tanh_normalize,
 )
 from pacbound.voters.rbf import median_pairwise_distance, rbf_votes, signed_rbf_votes
-from pacbound.voters.exact_search import (
-    BestStump,
-    StumpSearch,
-    best_stump,
-    best_stump_votes,
-    padded_stumps,
-    stump_edges,
-    stump_scores,
-    stump_search,
-)
 from pacbound.voters.stumps import (
     Stumps,
     fit_stumps,
