@@ -23,6 +23,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 os.environ.setdefault("PACBOUND_DATA", str(SHARED_DATA))
+# the command and the estimators keep compiled programs on disk by default: not in tests
+os.environ.setdefault("PACBOUND_NO_COMPILATION_CACHE", "1")
 
 
 @pytest.fixture

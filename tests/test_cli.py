@@ -97,3 +97,26 @@ def test_plot_without_matplotlib_is_refused_before_fitting(capsys, tmp_path, mon
 def test_subcommands_register_in_one_function():
     commands = build_parser()._subparsers._group_actions[0].choices
     assert {"demo", "compare"} <= set(commands)
+
+
+def test_version():
+    from pacbound import __version__
+
+    out = _run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"pacbound {__version__}"
+
+
+def test_persistent_compilation_cache_in_the_user_cache_folder(tmp_path):
+    """The command and the estimators keep compiled programs under the user's cache folder;
+    ``PACBOUND_NO_COMPILATION_CACHE`` opts out."""
+    code = (
+        "import jax, numpy as np; from pacbound.compilation_cache import "
+        "enable_compilation_cache as e; print(e()); jax.jit(lambda x: x * 2)(np.ones(3))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PACBOUND_NO_COMPILATION_CACHE"}
+    env.update(XDG_CACHE_HOME=str(tmp_path), JAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == str(tmp_path / "pacbound" / "jax"), out.stderr
+    env["PACBOUND_NO_COMPILATION_CACHE"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "None", out.stderr

@@ -23,9 +23,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from pacbound import datasets
+from pacbound import __version__, datasets
 from pacbound.apps.reproduce.command import register as register_reproduce
 from pacbound.cbound import cbound
+from pacbound.compilation_cache import enable_compilation_cache
 
 # fixed, sensible hyperparameters of each learner in the demo (no cross-validation)
 DEMO_SETTINGS: dict[str, dict] = {
@@ -189,6 +190,12 @@ SUBCOMMANDS: list[Callable] = [register_demo, register_compare, register_reprodu
 def build_parser() -> argparse.ArgumentParser:
     description = "Learn weighted majority votes with PAC-Bayesian bounds and certify them."
     parser = _Parser(prog="pacbound", description=description)
+    parser.add_argument("--version", action="version", version=f"pacbound {__version__}")
+    parser.add_argument(
+        "--no-cache", action="store_true",
+        help="do not keep compiled programs on disk (default: JAX's persistent compilation "
+        "cache under ~/.cache/pacbound/jax; or set PACBOUND_NO_COMPILATION_CACHE)",
+    )  # fmt: skip
     commands = parser.add_subparsers(dest="command", required=True)
     for register in SUBCOMMANDS:
         register(commands)
@@ -198,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if not args.no_cache:
+            enable_compilation_cache()
         args.run(args)
     except (UsageError, ValueError, KeyError, ImportError, OSError) as err:
         message = str(err.args[0] if isinstance(err, KeyError) and err.args else err)

@@ -26,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pacbound.certify import certify_margins, is_quasi_uniform
+from pacbound.compilation_cache import enable_compilation_cache
 from pacbound.estimators.voter_sets import VOTER_SETS, RBFVoters, StumpVoters, voter_set
 from pacbound.validation import check_delta, check_sample_weight, check_votes
 
@@ -114,6 +115,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return self._fit(X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight=None):
+        enable_compilation_cache()  # once compiled, a program is kept on disk (opt out: env)
         start = time.perf_counter()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         y = self._labels(y)
