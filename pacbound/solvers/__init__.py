@@ -9,6 +9,8 @@
 * :mod:`~pacbound.solvers.cbboost`: CB-Boost and GB-CB-Boost (bauvin2020), their round in
   :mod:`~pacbound.solvers.cbboost_step` (Theorem 3, Algorithm 1) and
   :mod:`~pacbound.solvers.edges` (one-read products ``H^T a``, exact int8 digit products).
+* :mod:`~pacbound.solvers.boosting`: what the boosting learners share (the best signed
+  voter, the rounds of discrete boosting, the result of any prefix of the rounds).
 * :mod:`~pacbound.solvers.kl_coordinate`: KL-regularized coordinate descent (germain2009).
 * :mod:`~pacbound.solvers.vebboost`: VEB-Boost (Shivaswamy & Jebara).
 * :mod:`~pacbound.solvers.direct`, :mod:`~pacbound.solvers.gaussian_mixture`: gradient
@@ -21,18 +23,13 @@
   :mod:`~pacbound.optimization.interior_point`).
 """
 
-from pacbound.solvers.adaboost import (
-    AdaBoostResult,
-    AdaBoostStumpsResult,
-    adaboost,
-    adaboost_stumps,
-)
+from pacbound.solvers.adaboost import AdaBoostInfo, adaboost, adaboost_stumps
 from pacbound.solvers.cbboost import (
-    CBBoostResult,
-    CBBoostStumpsResult,
+    CBBoostInfo,
     cbboost,
     cbboost_stumps,
     gbcbboost,
+    gbcbboost_stumps,
     weights_after,
 )
 from pacbound.solvers.cgboost import cgboost, cgboost_stumps
@@ -65,19 +62,12 @@ from pacbound.solvers.mincq import (
     tmincq,
 )
 from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
-from pacbound.solvers.vebboost import (
-    VEBBoostResult,
-    VEBBoostStumpsResult,
-    vebboost,
-    vebboost_stumps,
-)
+from pacbound.solvers.vebboost import VEBBoostInfo, vebboost, vebboost_stumps
 
 __all__ = [
-    "AdaBoostResult",
-    "AdaBoostStumpsResult",
+    "AdaBoostInfo",
     "Bound",
-    "CBBoostResult",
-    "CBBoostStumpsResult",
+    "CBBoostInfo",
     "ColumnGenerationResult",
     "DirectResult",
     "KLCoordinateResult",
@@ -85,8 +75,7 @@ __all__ = [
     "MinCqResult",
     "MixtureResult",
     "StumpsColumnGenerationResult",
-    "VEBBoostResult",
-    "VEBBoostStumpsResult",
+    "VEBBoostInfo",
     "adaboost",
     "adaboost_stumps",
     "catoni_bound",
@@ -99,6 +88,7 @@ __all__ = [
     "cqboost_max_mu",
     "cqboost_stumps",
     "gbcbboost",
+    "gbcbboost_stumps",
     "general_loss_bound",
     "kl_coordinate_descent",
     "kl_el",
