@@ -18,6 +18,7 @@ alpha_s h_s``. This module holds what they share:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -283,7 +284,16 @@ def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) ->
 
 def matrix_free_inputs(search: Any, y: ArrayLike) -> tuple[jax.Array, int]:
     """``(y, m)`` for a learner over a stump search: the labels in the computation dtype (the
-    wider of their float dtype and the search's) and the number of training examples."""
-    dtype = float_dtype(*jax.tree.leaves(search), y)
-    m = jax.eval_shape(lambda: search.candidate_votes(jnp.int32(0), dtype)).shape[0]
-    return jnp.asarray(y, dtype), m
+    wider of their float dtype and the search's) and the number of training examples (the
+    length of a candidate's votes, from its shapes alone)."""
+    leaves, treedef = jax.tree.flatten(search)
+    dtype = float_dtype(*leaves, y)
+    shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in leaves)
+    return jnp.asarray(y, dtype), _examples(treedef, shapes, jnp.dtype(dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _examples(treedef, shapes: tuple, dtype) -> int:
+    """The examples a search of these shapes was built on (traced once per shapes)."""
+    search = jax.tree.unflatten(treedef, shapes)
+    return jax.eval_shape(lambda s: s.candidate_votes(jnp.int32(0), dtype), search).shape[0]
