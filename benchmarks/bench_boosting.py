@@ -3,12 +3,12 @@
 Three problems, ``T = --rounds`` rounds each (default 100, the initial voter included):
 
 * ``wdbc``: scikit-learn's breast cancer set, m = 569, 30 features x 10 stumps
-  (``fit_stumps``) self-complemented: n = 600 voters.
+  (``fit_stumps``): ``H`` has 300 columns, the learners weigh its ``[H, -H]``, n = 600 voters.
 * ``synthetic``: ``make_classification(n_samples=6250, n_features=100, random_state=0)``, the
-  first 5 000 examples train (m = 5 000, 100 x 10 stumps self-complemented: n = 2 000), the
-  last 1 250 test.
+  first 5 000 examples train (m = 5 000, 100 x 10 stumps and their complements: n = 2 000),
+  the last 1 250 test.
 * ``magic``: m = 19 020, 10 features, every threshold of every feature and both signs
-  (~380 000 stumps), matrix-free (``cbboost_stumps``); needs the shared data
+  (~380 000 stumps), matrix-free (``cbboost_stumps``, ``gbcbboost_stumps``); needs the shared data
   (``PACBOUND_DATA``, default ``../shared/data``) and is skipped with a message without it.
 
 wdbc and magic train on the whole set (the m asked for), so their test risk is a 5-fold
@@ -49,7 +49,7 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
-from pacbound.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost
+from pacbound.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost, gbcbboost_stumps
 from pacbound.voters import stumps_vote
 
 os.environ.setdefault("PACBOUND_DATA", str(Path(__file__).resolve().parents[2] / "shared/data"))
@@ -213,13 +213,14 @@ def row(dataset, method, m, n, seconds, cbound, risk, round_s=None, limit=None, 
 
 # ------------------------------------------------------------------------ problems
 def bench_dense(name, Xtr, ytr, Xte, yte, rounds, repeats) -> list[dict]:
-    """10 stumps per feature, self-complemented: pacbound (float32 / int8), NumPy, AdaBoost."""
+    """10 stumps per feature and their complements: pacbound (float32 / int8 ``H``, weighing
+    ``[H, -H]`` implicitly), NumPy (on the materialized ``[H, -H]``), AdaBoost."""
     stumps = voters.fit_stumps(Xtr, 10)
     H = {
-        key: voters.self_complemented(voters.votes(stumps, Xtr, dtype=dt))
+        key: voters.votes(stumps, Xtr, dtype=dt)
         for key, dt in (("float32", jnp.float32), ("int8", jnp.int8))
     }
-    y32, (m, n) = jnp.asarray(ytr, jnp.float32), H["float32"].shape
+    y32, m, n = jnp.asarray(ytr, jnp.float32), len(ytr), 2 * H["float32"].shape[1]
     masks = kfold_masks(m) if Xte is None else None  # no test set: 5-fold CV
     X_eval, y_eval = (Xtr, ytr) if Xte is None else (Xte, yte)
     H_eval = np.asarray(voters.self_complemented(voters.votes(stumps, X_eval)))
@@ -237,16 +238,14 @@ def bench_dense(name, Xtr, ytr, Xte, yte, rounds, repeats) -> list[dict]:
         ("pacbound GB", "float32", gbcbboost),
     ):
         h = H[key]
-        build = median_time(
-            lambda h=h: voters.self_complemented(voters.votes(stumps, Xtr, h.dtype))
-        )
+        build = median_time(lambda h=h: voters.votes(stumps, Xtr, h.dtype))
         total, rnd = per_round(lambda T, f=fit, h=h: f(h, y32, T), rounds, repeats)
         result = fit(h, y32, rounds)
         qs = result.q if masks is None else fit_folds(fit, h, y32, rounds, masks)
         limit = read_seconds(np.asarray(h)), np.asarray(h).nbytes
-        cb = float(result.cbounds[-1])
+        cb = float(result.objective)
         rows.append(row(name, f"{label} {key} H", m, n, total, cb, risk(qs), rnd, limit, build))
-    Hn, yn = np.asarray(H["float32"]), np.asarray(ytr, np.float64)
+    Hn, yn = np.asarray(voters.self_complemented(H["float32"])), np.asarray(ytr, np.float64)
     start = time.perf_counter()
     q, cbs = numpy_dense(Hn, yn, np.ones(m), rounds)
     total = time.perf_counter() - start
@@ -291,17 +290,20 @@ def bench_magic(rounds, repeats) -> list[dict]:
     order, valid = np.asarray(search.order), np.asarray(search.valid)
     n, masks, limit = 2 * int(valid.sum()), kfold_masks(m), (read_seconds(X), X.nbytes)
     rows = []
-    for label, gradient in (("pacbound matrix-free", False), ("pacbound GB matrix-free", True)):
+    for label, learner in (
+        ("pacbound matrix-free", cbboost_stumps),
+        ("pacbound GB matrix-free", gbcbboost_stumps),
+    ):
 
-        def fit(T, w=None, g=gradient):
-            return cbboost_stumps(search, y32, T, sample_weight=w, gradient=g)
+        def fit(T, w=None, learner=learner):
+            return learner(search, y32, T, sample_weight=w)
 
         total, rnd = per_round(fit, rounds, repeats)
         folds = jax.vmap(lambda w, f=fit: f(rounds, w))(masks)
         risk = held_out_risk(
-            masks, y, jax.vmap(lambda r: stumps_vote(r.stumps, r.q * r.signs, X))(folds)
+            masks, y, jax.vmap(lambda r: stumps_vote(r.stumps, r.weights, X))(folds)
         )
-        cb = float(fit(rounds).cbounds[-1])
+        cb = float(fit(rounds).objective)
         rows.append(row("magic", label, m, n, total, cb, risk, rnd, limit, build))
     gather, a = jax.jit(lambda a: a[search.order]), jnp.asarray(y32)
     floor = best_time(lambda: gather(a), 2 * repeats)

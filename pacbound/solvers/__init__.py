@@ -1,42 +1,41 @@
-"""Learners of weighted majority votes, one per module.
+"""Learners of weighted majority votes, one per paper algorithm, all on one protocol.
+
+Every learner takes the voters' votes ``H`` as they are (or, ``*_stumps``, a stump search) and
+returns a :class:`LearnerResult` whose posterior is over ``[H, -H]``; the protocol, the result
+base and the declarations sweeps read are in :mod:`~pacbound.solvers.protocol`, and
+:data:`LEARNERS` lists every learner by name.
 
 * :mod:`~pacbound.solvers.mincq`: MinCq and TMinCq (laviolette2011 Programs 1-2); FISTA core
   in :mod:`~pacbound.solvers.mincq_fista`, the program's data and duality-gap certificate in
-  :mod:`~pacbound.solvers.mincq_gap`.
-* :mod:`~pacbound.solvers.mincq_path`: MinCq over many ``mu`` by continuation (warm starts and
-  conjugate gradients on the face).
-* :mod:`~pacbound.solvers.cqboost`: CqBoost (roy2016 Algorithm 1), by column generation.
+  :mod:`~pacbound.solvers.mincq_gap`; :mod:`~pacbound.solvers.mincq_path`: many ``mu`` by
+  continuation.
+* :mod:`~pacbound.solvers.cqboost`: CqBoost (roy2016 Algorithm 1), by column generation
+  (:mod:`~pacbound.solvers.column_generation`), as the baselines
+  :mod:`~pacbound.solvers.lpboost`, :mod:`~pacbound.solvers.cgboost` and
+  :mod:`~pacbound.solvers.mdboost` (roy2016 §6).
 * :mod:`~pacbound.solvers.cbboost`: CB-Boost and GB-CB-Boost (bauvin2020), their round in
-  :mod:`~pacbound.solvers.cbboost_step` (Theorem 3, Algorithm 1) and
-  :mod:`~pacbound.solvers.edges` (one-read products ``H^T a``, exact int8 digit products).
+  :mod:`~pacbound.solvers.cbboost_step`; :mod:`~pacbound.solvers.adaboost` (the baseline) and
+  :mod:`~pacbound.solvers.vebboost` (Shivaswamy & Jebara) share
+  :mod:`~pacbound.solvers.boosting`; the candidates (``[H, -H]`` or every stump) and the one
+  stump codec are in :mod:`~pacbound.solvers.candidates`, products with ``H`` in
+  :mod:`~pacbound.solvers.edges`.
 * :mod:`~pacbound.solvers.kl_coordinate`: KL-regularized coordinate descent (germain2009).
-* :mod:`~pacbound.solvers.vebboost`: VEB-Boost (Shivaswamy & Jebara).
 * :mod:`~pacbound.solvers.direct`, :mod:`~pacbound.solvers.gaussian_mixture`: gradient
-  minimization of a PAC-Bayes bound (:mod:`~pacbound.solvers.bound_objective`), on finite
-  voters and on Gaussian mixtures of linear ones.
-* Baselines: :mod:`~pacbound.solvers.adaboost`, :mod:`~pacbound.solvers.lpboost`,
-  :mod:`~pacbound.solvers.cgboost`, :mod:`~pacbound.solvers.mdboost`; the column-generation
-  learners share :mod:`~pacbound.solvers.column_generation` (driver:
-  :mod:`~pacbound.solvers.column_generation_loop`; soft-margin master:
-  :mod:`~pacbound.optimization.interior_point`).
+  minimization of a registered PAC-Bayes bound (:mod:`~pacbound.solvers.bound_objective`),
+  on finite voters and on Gaussian mixtures of linear ones.
 """
 
-from pacbound.solvers.adaboost import (
-    AdaBoostResult,
-    AdaBoostStumpsResult,
-    adaboost,
-    adaboost_stumps,
-)
+from pacbound.solvers.adaboost import AdaBoostInfo, adaboost, adaboost_stumps
 from pacbound.solvers.cbboost import (
-    CBBoostResult,
-    CBBoostStumpsResult,
+    CBBoostInfo,
     cbboost,
     cbboost_stumps,
     gbcbboost,
+    gbcbboost_stumps,
     weights_after,
 )
 from pacbound.solvers.cgboost import cgboost, cgboost_stumps
-from pacbound.solvers.column_generation import ColumnGenerationResult, StumpsColumnGenerationResult
+from pacbound.solvers.column_generation import ColumnGenerationInfo
 from pacbound.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
 from pacbound.solvers.direct import DirectInfo, minimize_bound
 from pacbound.solvers.gaussian_mixture import (
@@ -59,19 +58,25 @@ from pacbound.solvers.mincq import (
 )
 from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
 from pacbound.solvers.protocol import LearnerResult, LearnerTraits, learner, traits
-from pacbound.solvers.vebboost import (
-    VEBBoostResult,
-    VEBBoostStumpsResult,
-    vebboost,
-    vebboost_stumps,
-)
+from pacbound.solvers.vebboost import VEBBoostInfo, vebboost, vebboost_stumps
+
+LEARNERS = {
+    fn.__name__: fn
+    for fn in (
+        mincq, tmincq, cqboost, cqboost_stumps, lpboost, lpboost_stumps, cgboost,
+        cgboost_stumps, mdboost, mdboost_stumps, cbboost, gbcbboost, cbboost_stumps,
+        gbcbboost_stumps, adaboost, adaboost_stumps, vebboost, vebboost_stumps,
+        kl_coordinate_descent, kl_ql, kl_el, minimize_bound,
+    )
+}  # fmt: skip
+"""Every learner that follows the protocol on a voter matrix ``H`` (or a stump search), by
+name: what the protocol test runs, what the reproductions and the estimators pick from."""
 
 __all__ = [
-    "AdaBoostResult",
-    "AdaBoostStumpsResult",
-    "CBBoostResult",
-    "CBBoostStumpsResult",
-    "ColumnGenerationResult",
+    "LEARNERS",
+    "AdaBoostInfo",
+    "CBBoostInfo",
+    "ColumnGenerationInfo",
     "DirectInfo",
     "KLCoordinateInfo",
     "LearnerResult",
@@ -79,9 +84,7 @@ __all__ = [
     "MinCqInfo",
     "MinCqProblem",
     "MixtureInfo",
-    "StumpsColumnGenerationResult",
-    "VEBBoostResult",
-    "VEBBoostStumpsResult",
+    "VEBBoostInfo",
     "adaboost",
     "adaboost_stumps",
     "cbboost",
@@ -92,6 +95,7 @@ __all__ = [
     "cqboost_max_mu",
     "cqboost_stumps",
     "gbcbboost",
+    "gbcbboost_stumps",
     "kl_coordinate_descent",
     "kl_el",
     "kl_ql",

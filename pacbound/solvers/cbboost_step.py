@@ -6,13 +6,13 @@ empirical means ``gamma(f) = E[y f]``, ``nu(f) = E[f^2]``, ``tau(f, g) = E[f g]`
 alpha gamma(h))^2 / (nu(F) + 2 alpha tau(F, h) + alpha^2 nu(h))``. Theorem 3 minimizes it in
 closed form (:func:`one_direction_step`, with a general ``nu(h)``; ``nu(h) = 1`` for ±1
 voters) and Property 1 gives the exact decrease. :func:`boost_rounds` is Algorithm 1 over any
-candidate set given by its edges: ``gamma(h)`` and ``nu(h)`` are fixed, and a round needs only
-``tau(F, h)`` for every candidate (one edge computation) and the vote of the winner.
+:class:`pacbound.solvers.candidates.Candidates`: ``gamma(h)`` and ``nu(h)`` are fixed, only
+``+h`` or ``-h`` (the sign of positive margin) can ever qualify, and a round needs only
+``tau(F, h)`` for every candidate (one edge computation) and the votes of the winner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -21,10 +21,10 @@ from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.cbound import cbound
+from pacbound.solvers.boosting import best_signed, tie_rtol
+from pacbound.solvers.candidates import Candidates, complemented_index, split_index
 
-__all__ = ["DirectionStep", "Rounds", "boost_rounds", "first_argmax", "one_direction_step"]
-
-_TIES = 256  # scores within _TIES * eps (relative) of the best are ties: lowest index wins
+__all__ = ["DirectionStep", "Rounds", "boost_rounds", "one_direction_step"]
 
 
 class DirectionStep(NamedTuple):
@@ -69,28 +69,6 @@ def one_direction_step(
     return DirectionStep(step, cb, decrease, valid)
 
 
-def _first_index(mask: jax.Array) -> jax.Array:
-    """First ``True`` of a 1-D mask (its length if none), by one plain ``min`` reduction."""
-    return jnp.min(jnp.where(mask, jnp.arange(mask.shape[0]), mask.shape[0]))
-
-
-def first_argmax(score: jax.Array, rtol: float = 0.0) -> jax.Array:
-    """Flat index of the first entry of a 2-D ``score`` within ``rtol`` (relative) of its max.
-
-    Scores that tie in exact arithmetic (common for ±1 voters) round differently along
-    different summation orders; ``rtol`` sends them all to the lowest index. One pass over
-    ``score`` (row maxima), then one row: XLA:CPU's variadic ``argmax`` reduction is several
-    times slower, and a flat max followed by a masked min reads ``score`` twice.
-    """
-    rows, cols = score.shape
-    row_max = jnp.max(score, axis=1)
-    best = row_max[jnp.argmax(row_max)]
-    threshold = best - rtol * jnp.abs(best)
-    row = jnp.minimum(_first_index(row_max >= threshold), rows - 1)
-    col = _first_index(lax.dynamic_index_in_dim(score, row, keepdims=False) >= threshold)
-    return row * cols + jnp.minimum(col, cols - 1)
-
-
 class _State(NamedTuple):
     vote: jax.Array  # (m,) normalized vote F / sum(alpha)
     gamma: jax.Array  # gamma(F)
@@ -102,7 +80,7 @@ class _State(NamedTuple):
 class Rounds(NamedTuple):
     """Per-round arrays of :func:`boost_rounds` (round 0: the initial voter)."""
 
-    selected: jax.Array  # flat candidate index, -1 for an idle round
+    selected: jax.Array  # index into [H, -H] (complemented_index), -1 for an idle round
     alphas: jax.Array
     cbounds: jax.Array
     decreases: jax.Array
@@ -113,11 +91,18 @@ def _moments(vote, y, w):
     return jnp.sum(w * y * vote) / jnp.sum(w), jnp.sum(w * vote**2) / jnp.sum(w)
 
 
+def _signed_candidates(candidates: Candidates, y, w):
+    """``(gamma(h), nu(h), negative)`` of the qualifying sign of every base voter: ``-h`` where
+    ``h``'s margin is negative (Theorem 3 needs ``gamma(h) > 0``); ``gamma`` is NaN where a
+    position is no candidate."""
+    total = jnp.sum(w)
+    margins = candidates.edges(w * y) / total
+    gamma_h = jnp.where(candidates.valid, jnp.abs(margins), jnp.nan)
+    return gamma_h, candidates.squares(w) / total, margins < 0
+
+
 def boost_rounds(
-    edges: Callable[[jax.Array], jax.Array],
-    column: Callable[[jax.Array], jax.Array],
-    gamma_h: jax.Array,
-    nu_h: jax.Array,
+    candidates: Candidates,
     y: jax.Array,
     w: jax.Array,
     n_rounds: int,
@@ -125,32 +110,40 @@ def boost_rounds(
     tol: ArrayLike,
     gradient: bool,
 ) -> Rounds:
-    """Algorithm 1's ``lax.scan`` over 2-D candidate arrays (flat index = row-major).
+    """Algorithm 1's ``lax.scan`` over the candidates and their complements.
 
-    ``edges(a)`` is ``sum_i a_i h(x_i)`` for every candidate (shaped like ``gamma_h``, which is
-    NaN where a position is no candidate) and ``column(k)`` the votes of flat candidate ``k``.
-    Candidates are ranked by Property 1's decrease (the same order as the C-bound after their
-    step, only computed for the winner) or, for GB-CB-Boost, by Theorem 3's numerator. Round 0
-    is the best-margin voter; a round whose best decrease is ``<= tol`` is idle (``-1``).
+    ``w`` are the (unnormalized) example weights. Candidates are ranked by Property 1's
+    decrease (the same order as the C-bound after their step, only computed for the winner)
+    or, for GB-CB-Boost, by Theorem 3's numerator; ties go to the lowest index of the
+    self-complemented set (:func:`pacbound.solvers.boosting.best_signed`). Round 0 is the
+    best-margin voter; a round whose best decrease is ``<= tol`` is idle (``-1``).
     """
-    first = first_argmax(jnp.where(jnp.isnan(gamma_h), -jnp.inf, gamma_h))
-    vote = column(first)
-    chosen = jnp.zeros(gamma_h.size, bool).at[first].set(True).reshape(gamma_h.shape)
+    gamma_h, nu_h, negative = _signed_candidates(candidates, y, w)
+    sign = jnp.where(negative, -1, 1).astype(y.dtype)
+
+    def qualifying(index):  # a base's qualifying sign: its index, its votes, its (row, col)
+        base, _ = split_index(index, candidates.size)
+        at = jnp.unravel_index(base, sign.shape)
+        index = complemented_index(base, negative[at], candidates.size)
+        return index, sign[at] * candidates.votes(base), at
+
+    ties = tie_rtol(y.dtype)
+    first, vote, at = qualifying(best_signed(sign * gamma_h, ties))  # best margin (NaN: none)
+    chosen = jnp.zeros(gamma_h.shape, bool).at[at].set(True)
     init = _State(vote, *_moments(vote, y, w), jnp.ones((), y.dtype), chosen)
-    nu_h, tol = jnp.broadcast_to(nu_h, gamma_h.shape), jnp.asarray(tol, y.dtype)
+    tol = jnp.asarray(tol, y.dtype)
 
     def body(s: _State, _):
-        tau = edges(w * s.vote) / jnp.sum(w)
+        tau = sign * candidates.edges(w * s.vote) / jnp.sum(w)
         num, _, gram, valid = _terms(s.gamma, s.nu, gamma_h, nu_h, tau)
         valid &= jnp.asarray(reselect) | ~s.chosen
         score = num if gradient else num**2 / jnp.where(valid, gram, 1)
-        k = first_argmax(jnp.where(valid, score, -jnp.inf), _TIES * jnp.finfo(y.dtype).eps)
-        at = jnp.unravel_index(k, gamma_h.shape)
+        k, h, at = qualifying(best_signed(jnp.where(valid, sign * score, jnp.nan), ties))
         # the winner's validity is recomputed, so that XLA never materializes ``valid``
         c = one_direction_step(s.gamma, s.nu, gamma_h[at], nu_h[at], tau[at])
         ok = c.valid & (jnp.asarray(reselect) | ~s.chosen[at]) & (c.decrease > tol)
         beta = jnp.where(ok, c.step, 0)
-        vote = (s.vote + beta * column(k)) / (1 + beta)
+        vote = (s.vote + beta * h) / (1 + beta)
         gamma, nu = _moments(vote, y, w)
         state = _State(vote, gamma, nu, s.scale * (1 + beta), s.chosen.at[at].max(ok))
         dec = jnp.where(ok, c.decrease, 0)

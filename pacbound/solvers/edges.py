@@ -2,8 +2,8 @@
 
 A greedy round (bauvin2020 Algorithm 1) or a column-generation pricing step (roy2016 Alg. 1)
 needs ``H^T a`` for a new ``a`` each time while ``H`` never changes, so the product is set up
-once (:func:`prepare_votes`, its own compiled call) and then costs one read of ``H``
-(:func:`column_edges`):
+once (:func:`prepare_votes`, its own compiled call, before the learner's: a
+:class:`PreparedVotes`) and then costs one read of ``H`` (:func:`column_edges`):
 
 * Float votes, in the computation dtype, stay ``(m, n)``: ``a @ H`` is one matrix-vector
   product at about memory speed on XLA:CPU (a transposed copy reads faster, by at most 2x,
@@ -21,12 +21,15 @@ once (:func:`prepare_votes`, its own compiled call) and then costs one read of `
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
 __all__ = [
+    "PreparedVotes",
     "column_edges",
     "int8_digits",
     "prepare_votes",
@@ -37,16 +40,46 @@ __all__ = [
 _DIGIT_BITS = 7  # signed base-128 digits: |d| <= 64 fits int8 with room for the rounding
 
 
-def prepare_votes(H: ArrayLike, dtype) -> jax.Array:
+class PreparedVotes(NamedTuple):
+    """``H`` as the operand of :func:`column_edges` (:func:`prepare_votes`; a pytree, so it
+    passes through ``jax.jit`` and ``jax.vmap``).
+
+    Attributes:
+      data: ``(n, m)`` int8 (integer votes, transposed) or ``(m, n)`` in the computation dtype.
+    """
+
+    data: jax.Array
+
+    @property
+    def transposed(self) -> bool:
+        """Whether ``data`` is the transposed int8 copy."""
+        return self.data.dtype == jnp.int8
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape ``(m, n)`` of ``H``."""
+        return self.data.shape[::-1] if self.transposed else self.data.shape
+
+
+def prepare_votes(H: ArrayLike | PreparedVotes, dtype) -> PreparedVotes:
     """``H`` ``(m, n)`` as the operand of :func:`column_edges` for a computation in ``dtype``.
 
     Integer votes (entries in ``{-1, 0, 1}``): ``(n, m)`` int8, the one transposed copy, made
     by its own compiled call so that XLA neither folds the transposition into the products
-    nor repeats it for each of them. Other votes: ``(m, n)`` in ``dtype`` (``H`` itself when
-    it already is; float32 ``H`` under float64 is converted once here, not every round).
+    nor repeats it for each of them (nor, traced inside a learner's program, turns the first
+    products into int32 ones over a fused transposition: learners prepare their votes before
+    their loop's compiled call). Other votes: ``(m, n)`` in ``dtype`` (``H`` itself when it
+    already is; float32 ``H`` under float64 is converted once here, not every round).
+    Prepared votes are returned as they are (float ones converted to ``dtype`` if needed), so
+    :func:`pacbound.solvers.candidates.dense_candidates` takes either.
     """
+    if isinstance(H, PreparedVotes):
+        data = H.data if H.transposed else H.data.astype(dtype)
+        return PreparedVotes(data)
     H = jnp.asarray(H)
-    return _transposed_int8(H) if jnp.issubdtype(H.dtype, jnp.integer) else H.astype(dtype)
+    if jnp.issubdtype(H.dtype, jnp.integer):
+        return PreparedVotes(_transposed_int8(H))
+    return PreparedVotes(H.astype(dtype))
 
 
 @jax.jit
@@ -79,13 +112,13 @@ def _n_digits(dtype) -> int:
     return 1 + -(-(bits - (_DIGIT_BITS - 1)) // _DIGIT_BITS)
 
 
-def column_edges(votes: jax.Array, a: jax.Array) -> jax.Array:
+def column_edges(votes: PreparedVotes, a: jax.Array) -> jax.Array:
     """``H^T a`` (``(n,)``, in ``a``'s dtype) from ``votes = prepare_votes(H, a.dtype)``."""
-    if votes.dtype != jnp.int8:
-        return a @ votes
+    if not votes.transposed:
+        return a @ votes.data
     digits, scale = int8_digits(a, _n_digits(a.dtype))
     sums = lax.dot_general(
-        votes, digits, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32
+        votes.data, digits, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32
     ).astype(a.dtype)
     edges = sums[:, -1]
     for k in range(digits.shape[1] - 2, -1, -1):  # Horner from the smallest digit
@@ -93,15 +126,15 @@ def column_edges(votes: jax.Array, a: jax.Array) -> jax.Array:
     return edges * scale
 
 
-def square_edges(votes: jax.Array, w: jax.Array) -> jax.Array:
+def square_edges(votes: PreparedVotes, w: jax.Array) -> jax.Array:
     """``sum_i w_i h_j(x_i)^2`` for every column: one fused pass over float votes, one int8
     product with ``|H| = H^2`` for int8 votes (XLA:CPU reduces int8 several times slower)."""
-    if votes.dtype == jnp.int8:
-        return column_edges(jnp.abs(votes), w)
-    return jnp.sum(w[:, None] * votes**2, axis=0)
+    if votes.transposed:
+        return column_edges(PreparedVotes(jnp.abs(votes.data)), w)
+    return jnp.sum(w[:, None] * votes.data**2, axis=0)
 
 
-def votes_column(votes: jax.Array, k: jax.Array, dtype) -> jax.Array:
+def votes_column(votes: PreparedVotes, k: jax.Array, dtype) -> jax.Array:
     """Column ``k`` of ``H`` in ``dtype``, ``(m,)``, from ``votes = prepare_votes(H, ...)``."""
-    axis = 0 if votes.dtype == jnp.int8 else 1
-    return lax.dynamic_index_in_dim(votes, k, axis=axis, keepdims=False).astype(dtype)
+    axis = 0 if votes.transposed else 1
+    return lax.dynamic_index_in_dim(votes.data, k, axis=axis, keepdims=False).astype(dtype)

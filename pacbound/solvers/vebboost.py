@@ -25,26 +25,37 @@ ln(U_I / tiny) / 4`` and ends it (the vote is then that learner alone).
 Theorem 2 (``sum w = 1``, ``0 <= lambda <= 1``): Lemma 1's cost upper-bounds ``J(f + alpha
 G) / W^2`` (``W = sum_i e^{-y_i f(x_i)}``), with equality at ``alpha = 0``; so minimizing it
 never increases ``J``: ``costs`` is non-increasing, from ``J(0) = m^2``.
+
+The weak learners are the voters of ``H`` and their complements (``[H, -H]``, never
+materialized), or every decision stump of a search and its complement (matrix-free), as for
+AdaBoost (:mod:`pacbound.solvers.adaboost`, whose rounds,
+:func:`pacbound.solvers.boosting.boosting_scan`, VEB-Boost shares). With every complement
+offered, the best learner has ``U_I >= U_J`` (its ``u``-weighted edge ``U_I - U_J`` is the
+largest of ``+G`` and ``-G``), so Fig. 1's break only ends boosting through rounding; a learner
+with no edge gets ``alpha = 0``. Rounds after the end are no-ops, so every prefix of the rounds
+is a run of fewer rounds (:func:`truncate_vebboost`).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from pacbound.solvers.adaboost import (
+from pacbound.solvers.boosting import (
+    best_voter,
     boosting_scan,
-    column_learner,
-    column_weights,
+    candidates_of,
     initial_distribution,
-    stump_learner,
-    stump_weights,
-    stumps_of,
+    matrix_free_inputs,
+    matrix_free_slots,
+    scan_after_rounds,
 )
+from pacbound.solvers.edges import prepare_votes
+from pacbound.solvers.protocol import LearnerResult, learner
 from pacbound.validation import (
     check_labels,
     check_positive_int,
@@ -53,53 +64,48 @@ from pacbound.validation import (
     check_votes,
     float_dtype,
 )
-from pacbound.voters import Stumps, StumpSearch
 
-__all__ = [
-    "VEBBoostResult",
-    "VEBBoostStumpsResult",
-    "veb_cost",
-    "vebboost",
-    "vebboost_stumps",
-]
+__all__ = ["VEBBoostInfo", "truncate_vebboost", "veb_cost", "vebboost", "vebboost_stumps"]
 
 
-class VEBBoostResult(NamedTuple):
-    """VEB-Boost over the columns of ``H``; per-round arrays have ``n_rounds`` entries.
+class VEBBoostInfo(NamedTuple):
+    """VEB-Boost's rounds (``LearnerResult.info``); per-round arrays have ``n_rounds`` entries.
 
     Attributes:
-      q: ``(n,)`` distribution over the columns of ``H`` (``alpha`` summed per column,
-        normalized; all zero if no round voted).
+      selected: ``(T,)`` int32 voter of each round, its index into ``[H, -H]`` (matrix-free:
+        into ``[S, -S]`` of every stump of the search;
+        :func:`pacbound.solvers.candidates.complemented_index`), ``-1`` after boosting ended.
       alphas: ``(T,)`` the rounds' ``alpha_s`` (0 after boosting ended).
-      selected: ``(T,)`` int32 column of each round, ``-1`` after boosting ended.
       costs: ``(T + 1,)`` ``J(f)`` before the first round and after each one
         (non-increasing, Theorem 2).
+      errors: ``(T,)`` the ``u``-weighted error ``U_J / (U_I + U_J)`` of each round's learner,
+        NaN where no vote (0: a perfect learner, which ends boosting).
+      n_candidates: matrix-free: the number of candidate stumps
+        (``jnp.sum(search.candidate_mask())``); ``None`` for ``H``.
+      slots: matrix-free: ``(T,)`` where round ``t``'s ``alpha`` lies in ``q``
+        (:class:`pacbound.solvers.boosting.MatrixFreeSlots`); ``None`` for ``H``.
     """
 
-    q: jax.Array
-    alphas: jax.Array
-    selected: jax.Array
-    costs: jax.Array
-
-
-class VEBBoostStumpsResult(NamedTuple):
-    """VEB-Boost over all decision stumps; round ``t`` votes ``signs[t] * h_t``.
-
-    Attributes:
-      q: ``(T,)`` distribution over the rounds' stumps.
-      stumps: :class:`pacbound.voters.Stumps` of the rounds' stumps.
-      signs: ``(T,)`` ``+1`` or ``-1`` (the complement); 0 where no vote.
-      selected: ``(T,)`` int32 index in the self-complemented set of all stumps
-        (:func:`pacbound.solvers.adaboost.stump_learner`), or ``-1``.
-      alphas, costs: as in :class:`VEBBoostResult`.
-    """
-
-    q: jax.Array
-    stumps: Stumps
-    signs: jax.Array
     selected: jax.Array
     alphas: jax.Array
     costs: jax.Array
+    errors: jax.Array
+    n_candidates: Any = None
+    slots: Any = None
+
+
+def truncate_vebboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
+    """A VEB-Boost result after its first ``rounds`` rounds (traced, clipped to ``[1, T]``):
+    what a run of ``rounds`` rounds returns.
+
+    ``q`` / ``weights`` are those of the prefix's vote, ``objective`` its cost
+    (``info.costs[rounds]``), ``steps`` and ``converged`` its own; in ``info`` the later rounds
+    read as rounds after boosting ended (the arrays keep their length). For one result
+    (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
+    :func:`vebboost` and :func:`vebboost_stumps`.
+    """
+    n = result.q.shape[-1] // 2
+    return scan_after_rounds(result.info, rounds, n, result.stumps, "costs")
 
 
 def veb_cost(
@@ -141,22 +147,17 @@ def _rounds(learner, y, n_rounds, lam, sample_weight):
 
 
 @functools.partial(jax.jit, static_argnames="n_rounds")
-def _vebboost_dense(H, y, lam, sample_weight, n_rounds):
-    y = y.astype(float_dtype(H, y))
-    H = H.astype(y.dtype)
-    sel, alphas, _, costs = _rounds(column_learner(H), y, n_rounds, lam, sample_weight)
-    return VEBBoostResult(column_weights(sel, alphas, H.shape[1]), alphas, sel, costs)
+def _vebboost(voters, y, lam, sample_weight, n_rounds):
+    """Fig. 1 over the candidates of ``voters`` (``H`` or a stump search)."""
+    candidates = candidates_of(voters, y.dtype)
+    learn = best_voter(candidates, y.dtype)
+    selected, alphas, errors, costs = _rounds(learn, y, n_rounds, lam, sample_weight)
+    extra = matrix_free_slots(voters, selected)
+    info = VEBBoostInfo(selected, alphas, costs, errors, extra.n_candidates, extra.slots)
+    return scan_after_rounds(info, n_rounds, candidates.size, extra.stumps, "costs")
 
 
-@functools.partial(jax.jit, static_argnames="n_rounds")
-def _vebboost_stumps(search, y, lam, sample_weight, n_rounds):
-    y = y.astype(float_dtype(search.thresholds, y))
-    learner = stump_learner(search, y.dtype)
-    sel, alphas, _, costs = _rounds(learner, y, n_rounds, lam, sample_weight)
-    stumps, signs = stumps_of(search, sel)
-    return VEBBoostStumpsResult(stump_weights(alphas), stumps, signs, sel, alphas, costs)
-
-
+@learner(prefix="n_rounds", truncate=truncate_vebboost)
 def vebboost(
     H: ArrayLike,
     y: ArrayLike,
@@ -164,16 +165,19 @@ def vebboost(
     n_rounds: int,
     *,
     sample_weight: ArrayLike | None = None,
-) -> VEBBoostResult:
-    """VEB-Boost (shivaswamy Fig. 1) over the columns of ``H``, one ``lax.scan``.
+) -> LearnerResult:
+    """VEB-Boost (shivaswamy Fig. 1) over the voters of ``H`` and their complements, one
+    ``lax.scan``.
 
-    ``lam`` and ``sample_weight`` are traced: ``jax.vmap(vebboost, (None, None, 0, None))``
-    sweeps ``lam`` (and a vmap over 0/1 fold masks the folds) with one compilation.
-    ``lam = 0`` is AdaBoost with half its step (Theorem 3).
+    Each round's weak learner is the voter of ``[H, -H]`` (never materialized) with the largest
+    ``u``-weighted edge, the lowest index on ties. ``lam`` and ``sample_weight`` are traced:
+    ``jax.vmap(vebboost, (None, None, 0, None))`` sweeps ``lam`` (and a vmap over 0/1 fold
+    masks the folds) with one compilation. ``lam = 0`` is AdaBoost with half its step
+    (Theorem 3).
 
     Args:
-      H: votes ``(m, n)`` in ``{-1, +1}``; pass ``voters.self_complemented(H)`` so that each
-        voter's complement is offered too.
+      H: votes ``(m, n)`` in ``{-1, +1}`` as the user has them (never self-complemented: each
+        voter's complement is offered implicitly); float or int8.
       y: labels in ``{-1, +1}``, ``(m,)``.
       lam: the variance weight ``lambda`` in ``[0, 1]``.
       n_rounds: the number of rounds ``S`` (static).
@@ -183,7 +187,12 @@ def vebboost(
         ``y``). ``None``: all 1.
 
     Returns:
-      :class:`VEBBoostResult`.
+      :class:`pacbound.solvers.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      to the rounds' ``alpha`` (uniform if no round voted); ``objective`` the final cost
+      ``J(f)``; ``steps`` the rounds that voted; ``converged`` whether boosting ended before
+      ``S`` rounds as Fig. 1 prescribes (its ``break``, ``alpha < 0``, or a learner with no
+      ``u``-weighted error); ``info`` a :class:`VEBBoostInfo`. Declares ``prefix="n_rounds"``:
+      every prefix is :func:`truncate_vebboost`.
 
     Raises:
       ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, non-binary votes or labels,
@@ -191,26 +200,33 @@ def vebboost(
     """
     check_votes(H, binary=True)
     _check(y, jnp.shape(H)[0], lam, n_rounds, sample_weight)
-    return _vebboost_dense(jnp.asarray(H), jnp.asarray(y), lam, sample_weight, int(n_rounds))
+    y = jnp.asarray(y, float_dtype(H, y))
+    return _vebboost(prepare_votes(H, y.dtype), y, lam, sample_weight, int(n_rounds))
 
 
+@learner(prefix="n_rounds", truncate=truncate_vebboost, matrix_free=True)
 def vebboost_stumps(
-    search: StumpSearch,
+    search: Any,
     y: ArrayLike,
     lam: ArrayLike,
     n_rounds: int,
     *,
     sample_weight: ArrayLike | None = None,
-) -> VEBBoostStumpsResult:
-    """VEB-Boost over every decision stump and sign, matrix-free (``O(d m)`` per round).
+) -> LearnerResult:
+    """VEB-Boost over every decision stump and its complement, matrix-free (``O(d m)`` per
+    round).
 
     The weak learner of each round is the best stump under ``u`` over all thresholds of every
-    feature (:func:`pacbound.voters.stump_search`). Same arguments as :func:`vebboost` (with
-    zero weights the candidates still include stumps constant on the weighted examples).
-    Evaluate the vote with ``pacbound.voters.stumps_vote(r.stumps, r.q * r.signs, X)``.
+    feature and both signs (:func:`pacbound.voters.stump_search`, or any search with the
+    ``candidate_*`` methods). Same arguments and result as :func:`vebboost` (the same rounds
+    as :func:`vebboost` on the materialized ``[S, -S]`` of all stumps; with zero weights the
+    candidates still include stumps constant on the weighted examples). The result's
+    ``stumps`` are the ``S`` rounds' stumps, ``q`` is over their ``[S, -S]``; evaluate the vote
+    with ``pacbound.voters.stumps_vote(r.stumps, r.weights, X)``.
     """
-    _check(y, search.order.shape[1], lam, n_rounds, sample_weight)
-    return _vebboost_stumps(search, jnp.asarray(y), lam, sample_weight, int(n_rounds))
+    y, m = matrix_free_inputs(search, y)
+    _check(y, m, lam, n_rounds, sample_weight)
+    return _vebboost(search, y, lam, sample_weight, int(n_rounds))
 
 
 def _check(y, m, lam, n_rounds, sample_weight) -> None:
