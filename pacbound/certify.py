@@ -433,11 +433,9 @@ def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, *, complemen
 
 
 @jax.jit
-def _certify_margins(margins, rows, kl, delta, bound_list):
+def _certify_margins(margins, rows, kl, quasi, delta, bound_list):
     rows = _rows(rows, margins)
-    return _certificate(
-        margins, rows, kl, jnp.ones((), bool), jnp.zeros((), bool), delta, bound_list
-    )
+    return _certificate(margins, rows, kl, jnp.ones((), bool), quasi, delta, bound_list)
 
 
 def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any) -> None:
