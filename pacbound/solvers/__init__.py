@@ -14,6 +14,9 @@
 * :mod:`~pacbound.solvers.direct`, :mod:`~pacbound.solvers.gaussian_mixture`: gradient
   minimization of a PAC-Bayes bound (:mod:`~pacbound.solvers.bound_objective`), on finite
   voters and on Gaussian mixtures of linear ones.
+* :mod:`~pacbound.solvers.stochastic`: stochastic majority votes with a Dirichlet posterior
+  (zantedeschi2021), by gradient minimization of their bound; informed (data-dependent) priors
+  for every bound minimizer in :mod:`~pacbound.solvers.informed_prior`.
 * Baselines: :mod:`~pacbound.solvers.adaboost`, :mod:`~pacbound.solvers.lpboost`,
   :mod:`~pacbound.solvers.cgboost`, :mod:`~pacbound.solvers.mdboost`; the column-generation
   learners share :mod:`~pacbound.solvers.column_generation` (driver:
@@ -59,6 +62,7 @@ from pacbound.solvers.mincq import (
 )
 from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
 from pacbound.solvers.protocol import LearnerResult, LearnerTraits, learner, traits
+from pacbound.solvers.stochastic import DirichletInfo, minimize_dirichlet_bound
 from pacbound.solvers.vebboost import (
     VEBBoostResult,
     VEBBoostStumpsResult,
@@ -73,11 +77,12 @@ __all__ = [
     "CBBoostStumpsResult",
     "ColumnGenerationResult",
     "DirectInfo",
+    "DirichletInfo",
     "KLCoordinateInfo",
     "LearnerResult",
     "LearnerTraits",
-    "MinCqProblem",
     "MinCqInfo",
+    "MinCqProblem",
     "MixtureInfo",
     "StumpsColumnGenerationResult",
     "VEBBoostResult",
@@ -105,6 +110,7 @@ __all__ = [
     "mincq_path",
     "mincq_problem",
     "minimize_bound",
+    "minimize_dirichlet_bound",
     "minimize_mixture_bound",
     "mixture_predict",
     "mixture_votes",
