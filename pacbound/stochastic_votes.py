@@ -50,6 +50,9 @@ __all__ = [
     "vote_weights",
 ]
 
+# Full-precision products: the default float32 matmul on GPUs rounds its inputs to TF32.
+_matmul = functools.partial(jnp.matmul, precision=jax.lax.Precision.HIGHEST)
+
 
 def vote_weights(errors: jax.Array, alpha: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``(wrong, right)``: per example, the total concentration of the erring voters and of the
@@ -59,8 +62,9 @@ def vote_weights(errors: jax.Array, alpha: jax.Array) -> tuple[jax.Array, jax.Ar
     .. math:: b_i = \\sum_j \\alpha_j E_{ij} + \\alpha_{n+j} (1 - E_{ij}), \\qquad
               a_i = \\sum_j \\alpha_j (1 - E_{ij}) + \\alpha_{n+j} E_{ij}.
 
-    Sums of non-negative terms (no cancellation, whatever the concentrations' scale); leading
-    axes of ``alpha`` (Monte Carlo draws) broadcast, giving ``(..., m)``.
+    Sums of non-negative terms (no cancellation, whatever the concentrations' scale), as full
+    float32 products on accelerators (TF32 would round ``alpha`` to 10 bits); leading axes of
+    ``alpha`` (Monte Carlo draws) broadcast, giving ``(..., m)``.
 
     Args:
       errors: ``(m, n)`` 0/1 errors ``1[h_j(x_i) != y_i]`` of the ``n`` voters of ``H``.
@@ -70,8 +74,9 @@ def vote_weights(errors: jax.Array, alpha: jax.Array) -> tuple[jax.Array, jax.Ar
     right = 1.0 - errors
     plus, minus = alpha[..., :n], alpha[..., n:]
     if alpha.shape[-1] == n:
-        return plus @ errors.T, plus @ right.T
-    return plus @ errors.T + minus @ right.T, plus @ right.T + minus @ errors.T
+        return _matmul(plus, errors.T), _matmul(plus, right.T)
+    wrong = _matmul(plus, errors.T) + _matmul(minus, right.T)
+    return wrong, _matmul(plus, right.T) + _matmul(minus, errors.T)
 
 
 def stochastic_risks(H: ArrayLike, y: ArrayLike, alpha: ArrayLike) -> jax.Array:

@@ -6,6 +6,7 @@ import optax
 import pytest
 
 from pacbound.certify import certify
+from pacbound.loss_statistics import tandem_risk
 from pacbound.solvers.informed_prior import (
     dirichlet_prior_learner,
     informed_prior,
@@ -103,3 +104,18 @@ def test_overlapping_parts_are_refused():
     bad = split._replace(bound_part=np.r_[split.bound_part, split.prior_part[:1]])
     with pytest.raises(ValueError, match="share"):
         informed_prior(LEARNERS["softmax"], H, y, bad)
+
+
+def _tandem_surrogate(rho, kl, data):
+    """An unclipped TND-like objective (4 x the tandem risk plus a KL term), for the test."""
+    return 4.0 * tandem_risk(data.stats, rho) + kl / data.n2
+
+
+def test_a_surrogate_is_descended_and_the_objective_certified():
+    H, y = problem(9)
+    learner = second_order_prior_learner("tnd", surrogate=_tandem_surrogate, steps=20)
+    result = learner.fit(H, y, None)
+    plain = LEARNERS["tnd"].fit(H, y, None)
+    assert not np.allclose(result.rho, plain.rho)  # another objective was descended
+    bound = learner.certify(result, H, y, None)
+    np.testing.assert_allclose(bound, LEARNERS["tnd"].certify(result, H, y, None))

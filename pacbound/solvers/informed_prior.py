@@ -196,12 +196,21 @@ def complemented_errors(H: ArrayLike, y: ArrayLike) -> np.ndarray:
 
 
 def second_order_prior_learner(
-    objective: str = "tnd", delta: float = 0.05, smoothing: float = SMOOTHING, **options
+    objective: str = "tnd",
+    delta: float = 0.05,
+    smoothing: float = SMOOTHING,
+    surrogate: Callable | None = None,
+    **options,
 ) -> PriorLearner:
     """:func:`pacbound.second_order_minimize.minimize_bound` of ``objective`` (``"tnd"``,
     ``"cctnd"``, ...; ``options`` passed on) over ``rho`` on ``[H, -H]``: the prior part's
     learned ``rho`` becomes the prior masses (:func:`smoothed`; data-free default: uniform);
-    the certificate is the bound at ``rho`` with the part's statistics (``n = n2 = m``)."""
+    the certificate is ``objective`` at ``rho`` with the part's statistics (``n = n2 = m``).
+
+    ``surrogate``: a function ``(rho, kl, data) -> value`` minimized in place of ``objective``
+    (e.g. an unclipped form where the bound is flat at 1); the certificate stays
+    ``objective``'s.
+    """
 
     def data(H, y):
         stats = loss_statistics(complemented_errors(H, y))
@@ -210,7 +219,7 @@ def second_order_prior_learner(
     def fit(H, y, prior):
         voters = 2 * np.shape(H)[1]
         prior = np.full(voters, 1.0 / voters) if prior is None else prior
-        return som.minimize_bound(objective, data(H, y), prior, **options)
+        return som.minimize_bound(surrogate or objective, data(H, y), prior, **options)
 
     def certify_(result, H, y, prior):
         rho = jnp.asarray(result.rho)
