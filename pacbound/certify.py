@@ -27,6 +27,14 @@ sample), provided that
 Every bound is clipped to at most 1 (a probability). A posterior outside a bound's family
 (the quasi-uniform one of laviolette2011 Thm 2) gets no value for it.
 
+**Stochastic votes.** :data:`STOCHASTIC_BOUNDS` holds the bounds of the ``"dirichlet"``
+family (:func:`register_bound` routes a spec there by its family): bounds on the expected risk
+``E_{theta ~ Dir(alpha)} R(MV_theta)`` of a stochastic majority vote (zantedeschi2021), read
+from :class:`StochasticStatistics` (its exact empirical risk and the Dirichlet KL) instead of
+margin moments. They bound another object than ``R(B_Q)`` and are certified by
+:func:`pacbound.stochastic_votes.certify_dirichlet`; :func:`certify` refuses a result whose
+``info`` declares ``posterior_family = "dirichlet"``.
+
 **Precision.** At the Python boundary (concrete inputs) :func:`certify` computes in float64
 whatever the JAX precision mode (``jax.enable_x64`` for the call), from the posterior and
 votes it was given, and validates the posterior: non-negative, summing to 1 (to ``1e-4``, then
@@ -56,9 +64,12 @@ from pacbound.validation import check_delta, check_labels, check_votes, is_concr
 __all__ = [
     "BOUNDS",
     "DEFAULT_BOUNDS",
+    "DEFAULT_STOCHASTIC_BOUNDS",
+    "STOCHASTIC_BOUNDS",
     "Bound",
     "BoundSpec",
     "Certificate",
+    "StochasticStatistics",
     "VoteStatistics",
     "as_bound",
     "bound_value",
@@ -66,6 +77,7 @@ __all__ = [
     "certified_value",
     "certify",
     "certify_margins",
+    "check_certificate_mask",
     "general_loss_bound",
     "is_quasi_uniform",
     "register_bound",
@@ -107,6 +119,20 @@ class VoteStatistics(NamedTuple):
         """``e_S = R_S - d_S / 2``: the tandem risk ``E_{Q^2} P(h, h' both err)`` for ``±1``
         voters (Masegosa et al. 2020), ``E[((1 - M) / 2)^2]`` in general."""
         return jnp.maximum(self.gibbs_risk - self.disagreement / 2.0, 0.0)
+
+
+class StochasticStatistics(NamedTuple):
+    """What the bounds of the ``"dirichlet"`` family read from a stochastic vote on a sample.
+
+    Attributes:
+      risk: the empirical expected risk ``E_{theta ~ Dir(alpha)} R_S(MV_theta)`` (exact).
+      kl: ``KL(Dir(alpha) || Dir(beta))``.
+      m: the number of examples.
+    """
+
+    risk: jax.Array
+    kl: jax.Array
+    m: jax.Array
 
 
 # ---------------------------------------------------------------------- bounds as pytrees
@@ -170,7 +196,10 @@ class BoundSpec(NamedTuple):
         (certificates are clipped at 1, objectives are not).
       reference: paper and theorem.
       family: ``"quasi_uniform"`` when the bound holds only for quasi-uniform posteriors on a
-        self-complemented set (laviolette2011 Thm 2), ``None`` for every posterior.
+        self-complemented set (laviolette2011 Thm 2), ``"dirichlet"`` for a bound on a
+        Dirichlet stochastic vote's expected risk (``value`` reads
+        :class:`StochasticStatistics`; kept in :data:`STOCHASTIC_BOUNDS`), ``None`` for every
+        posterior.
       grid: whether the bound takes a ``c_grid`` (Catoni's constant, union bound over it).
       flat: whether ``value`` is the constant 1 on a region (a C-bound form where ``mu1 <= 0``,
         a bound clipped at 1), where a minimizer must follow another slope.
@@ -187,11 +216,13 @@ class BoundSpec(NamedTuple):
 
 
 BOUNDS: dict[str, BoundSpec] = {}
+STOCHASTIC_BOUNDS: dict[str, BoundSpec] = {}
 
 
 def register_bound(spec: BoundSpec) -> None:
-    """Add (or replace) a bound in :data:`BOUNDS`; every consumer sees it from then on."""
-    BOUNDS[spec.name] = spec
+    """Add (or replace) a bound in :data:`BOUNDS` (in :data:`STOCHASTIC_BOUNDS` for the
+    ``"dirichlet"`` family); every consumer sees it from then on."""
+    (STOCHASTIC_BOUNDS if spec.family == "dirichlet" else BOUNDS)[spec.name] = spec
 
 
 for _spec in (
@@ -246,15 +277,33 @@ for _spec in (
         family="quasi_uniform",
         flat=True,
     ),
+    BoundSpec(
+        "dirichlet_seeger",
+        lambda b, s, dl, c: bounds.seeger(s.risk, s.kl, s.m, dl),
+        "Seeger / Maurer on E_{Dir(alpha)} R(MV_theta), zantedeschi2021 (no factor 2)",
+        family="dirichlet",
+    ),
+    BoundSpec(
+        "dirichlet_mcallester",
+        lambda b, s, dl, c: bounds.mcallester(s.risk, s.kl, s.m, dl),
+        "McAllester / Maurer on E_{Dir(alpha)} R(MV_theta), zantedeschi2021's code",
+        family="dirichlet",
+    ),
 ):
     register_bound(_spec)
 
 DEFAULT_BOUNDS = tuple(name for name, spec in BOUNDS.items() if spec.default)
+DEFAULT_STOCHASTIC_BOUNDS = tuple(n for n, spec in STOCHASTIC_BOUNDS.items() if spec.default)
 
 
 def as_bound(bound: str | Bound) -> Bound:
     """A checked :class:`Bound` from a name or a :class:`Bound`, its defaults filled in."""
     out = bound if isinstance(bound, Bound) else Bound(str(bound))
+    if out.name in STOCHASTIC_BOUNDS:
+        raise ValueError(
+            f"{out.name!r} bounds a Dirichlet stochastic vote: certify it with "
+            "pacbound.stochastic_votes.certify_dirichlet"
+        )
     if out.name not in BOUNDS:
         raise ValueError(f"unknown bound {out.name!r}; choose one of {tuple(BOUNDS)}")
     if out.name == "general_loss" and out.loss == "" and out.gamma is None:
@@ -355,6 +404,12 @@ _TOLERANCE = 1e-4  # |sum q - 1| accepted before normalizing (float32 learners' 
 def _posterior(posterior: Any, H: Any, prior: Any) -> _Posterior:
     """Read a learner result, or masses over ``H``'s columns or over ``[H, -H]``."""
     if hasattr(posterior, "q") and hasattr(posterior, "weights"):
+        if getattr(posterior.info, "posterior_family", None) == "dirichlet":
+            raise ValueError(
+                "a Dirichlet posterior is a stochastic vote, not a finite posterior (q is only "
+                "its mean): certify it with pacbound.stochastic_votes.certify_dirichlet(r.info"
+                ".alpha, H, y), or read info.certified"
+            )
         if hasattr(posterior.info, "centers"):
             raise ValueError(
                 "a Gaussian mixture is not a posterior over a finite voter set: its certificate "
@@ -433,11 +488,22 @@ def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, *, complemen
 
 
 @jax.jit
-def _certify_margins(margins, rows, kl, delta, bound_list):
+def _certify_margins(margins, rows, kl, quasi, delta, bound_list):
     rows = _rows(rows, margins)
-    return _certificate(
-        margins, rows, kl, jnp.ones((), bool), jnp.zeros((), bool), delta, bound_list
-    )
+    return _certificate(margins, rows, kl, jnp.ones((), bool), quasi, delta, bound_list)
+
+
+def check_certificate_mask(sample_weight: Any, m: int) -> None:
+    """A certificate's ``sample_weight`` (concrete): ``None`` or a ``(m,)`` 0/1 mask of the
+    examples it is on (a fold), with at least one 1."""
+    if sample_weight is None:
+        return
+    w = np.asarray(sample_weight)
+    if w.shape != (m,) or not np.isin(w, (0, 1)).all() or w.sum() < 1:
+        raise ValueError(
+            "a certificate holds for an unweighted i.i.d. sample: sample_weight must be a "
+            f"({m},) 0/1 mask (a fold) with at least one 1"
+        )
 
 
 def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any) -> None:
@@ -447,13 +513,7 @@ def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any) -
     m = np.shape(post.votes)[0]
     check_labels(y, m)
     check_delta(delta)
-    if sample_weight is not None:
-        w = np.asarray(sample_weight)
-        if w.shape != (m,) or not np.isin(w, (0, 1)).all() or w.sum() < 1:
-            raise ValueError(
-                "a certificate holds for an unweighted i.i.d. sample: sample_weight must be a "
-                f"({m},) 0/1 mask (a fold) with at least one 1"
-            )
+    check_certificate_mask(sample_weight, m)
     q = np.asarray(post.q, np.float64)
     if not np.isfinite(q).all() or q.min() < 0 or abs(q.sum() - 1) > _TOLERANCE:
         raise ValueError(

@@ -49,6 +49,7 @@ EXAMPLES = {
     "kl_ql": ((1.0, 0.5), {"max_iter": 50}),
     "kl_el": ((1.0, 0.5), {"max_iter": 50}),
     "minimize_bound": (("seeger",), {"max_iter": 30}),
+    "minimize_dirichlet_bound": (("seeger",), {"max_iter": 30}),
 }
 
 

@@ -23,6 +23,10 @@ base and the declarations sweeps read are in :mod:`~pacbound.solvers.protocol`, 
 * :mod:`~pacbound.solvers.direct`, :mod:`~pacbound.solvers.gaussian_mixture`: gradient
   minimization of a registered PAC-Bayes bound (:mod:`~pacbound.solvers.bound_objective`),
   on finite voters and on Gaussian mixtures of linear ones.
+* :mod:`~pacbound.solvers.stochastic`: stochastic majority votes with a Dirichlet posterior
+  (Zantedeschi et al. 2021), by gradient minimization of their bound; informed
+  (data-dependent) priors for every bound minimizer in
+  :mod:`~pacbound.solvers.informed_prior`.
 """
 
 from pacbound.solvers.adaboost import AdaBoostInfo, adaboost, adaboost_stumps
@@ -58,6 +62,7 @@ from pacbound.solvers.mincq import (
 )
 from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
 from pacbound.solvers.protocol import LearnerResult, LearnerTraits, learner, traits
+from pacbound.solvers.stochastic import DirichletInfo, minimize_dirichlet_bound
 from pacbound.solvers.vebboost import VEBBoostInfo, vebboost, vebboost_stumps
 
 LEARNERS = {
@@ -66,7 +71,7 @@ LEARNERS = {
         mincq, tmincq, cqboost, cqboost_stumps, lpboost, lpboost_stumps, cgboost,
         cgboost_stumps, mdboost, mdboost_stumps, cbboost, gbcbboost, cbboost_stumps,
         gbcbboost_stumps, adaboost, adaboost_stumps, vebboost, vebboost_stumps,
-        kl_coordinate_descent, kl_ql, kl_el, minimize_bound,
+        kl_coordinate_descent, kl_ql, kl_el, minimize_bound, minimize_dirichlet_bound,
     )
 }  # fmt: skip
 """Every learner that follows the protocol on a voter matrix ``H`` (or a stump search), by
@@ -78,6 +83,7 @@ __all__ = [
     "CBBoostInfo",
     "ColumnGenerationInfo",
     "DirectInfo",
+    "DirichletInfo",
     "KLCoordinateInfo",
     "LearnerResult",
     "LearnerTraits",
@@ -109,6 +115,7 @@ __all__ = [
     "mincq_path",
     "mincq_problem",
     "minimize_bound",
+    "minimize_dirichlet_bound",
     "minimize_mixture_bound",
     "mixture_predict",
     "mixture_votes",

@@ -46,23 +46,32 @@ def objective(bound: Bound, stats: VoteStatistics, delta, log_c) -> tuple[jax.Ar
     return jnp.where(value < 1.0, value, fallback), value
 
 
-def run_optimizer(loss_fn: Callable, params, optimizer, steps: int):
+def run_optimizer(loss_fn: Callable, params, optimizer, steps: int, keep_best: bool = False):
     """``steps`` optimizer steps on ``loss_fn(params, t) -> (surrogate, value)`` in one
     ``lax.scan``; returns the final parameters, the ``(steps,)`` values before each step and
-    the value at the final parameters (one more pass, whose update is discarded)."""
+    the value at the final parameters (one more pass, whose update is discarded). With
+    ``keep_best`` (static), the parameters of the smallest value met (the final ones included)
+    and that value instead of the final ones."""
 
     def step(carry, t):
-        params, state = carry
+        params, state, best = carry
         (surrogate, value), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, t)
+        if keep_best:
+            better = value < best[1]
+            best = jax.tree.map(lambda a, b: jnp.where(better, a, b), (params, value), best)
         extra = {}
         if isinstance(optimizer, optax.GradientTransformationExtraArgs):  # e.g. optax.lbfgs
             extra = dict(value=surrogate, grad=grads, value_fn=lambda p: loss_fn(p, t)[0])
         updates, new_state = optimizer.update(grads, state, params, **extra)
         new = (optax.apply_updates(params, updates), new_state)
-        return jax.tree.map(lambda a, b: jnp.where(t < steps, a, b), new, carry), value
+        kept = jax.tree.map(lambda a, b: jnp.where(t < steps, a, b), new, (params, state))
+        return (*kept, best), value
 
-    init = (params, optimizer.init(params))
-    (params, _), values = lax.scan(step, init, jnp.arange(steps + 1))
+    best = (params, jnp.asarray(jnp.inf, jax.tree.leaves(params)[0].dtype)) if keep_best else None
+    init = (params, optimizer.init(params), best)
+    (params, _, best), values = lax.scan(step, init, jnp.arange(steps + 1))
+    if keep_best:
+        return best[0], values[:steps], best[1]
     return params, values[:steps], values[steps]
 
 
