@@ -222,7 +222,7 @@ def _grid_values(name, stats, rho, kl, n2, delta, mu_grid):
 @functools.partial(jax.jit, static_argnames="names")
 def _bound_values(stats, rho, n, n2, delta, mu_grid, disagreement, m_unlabeled, names):
     """``{name: (bound, mu)}`` at ``rho`` against the uniform prior (``mu = nan`` if none)."""
-    kl = jnp.sum(xlogy(rho, rho)) + jnp.log(rho.shape[0])
+    kl = jnp.maximum(jnp.sum(xlogy(rho, rho)) + jnp.log(rho.shape[0]), 0.0)  # no -1e-16
     g, t = gibbs_risk(stats, rho), tandem_risk(stats, rho)
     nan = jnp.full((), jnp.nan, rho.dtype)
     out = {}
