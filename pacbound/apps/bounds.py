@@ -66,7 +66,11 @@ def _row(row) -> dict:
 
 def bounds_report(args: argparse.Namespace) -> dict:
     """Train the forest on the training part of ``args.data`` and report every posterior."""
-    from pacbound.estimators import ForestClassifier  # scikit-learn is needed from here on
+    try:
+        from pacbound.estimators import ForestClassifier  # scikit-learn is needed from here on
+    except ImportError as err:
+        hint = "pacbound bounds needs scikit-learn: pip install pacbound[sklearn]"
+        raise ImportError(hint) from err
 
     data = datasets.load(args.data, multiclass=True)
     split = datasets.train_test_split(data.X, data.y, 1.0 - args.test_size, seed=args.seed)
