@@ -8,6 +8,9 @@
   rows :func:`pacbound.apps.plots.plot_compare` draws) and ``--plot FILE`` draws it (matplotlib).
 * ``pacbound reproduce roy2016-table1 | germain2009-table1``: the papers' Table 1 protocols
   (:mod:`pacbound.apps.reproduce.command`, :mod:`pacbound.apps.reproduce.runner`).
+* ``pacbound bounds --data NAME|PATH [--ensemble rf --trees 100]``: a forest's every
+  second-order bound, uniform and optimized posteriors, with test risks
+  (:mod:`pacbound.apps.bounds`).
 
 Bad arguments or input end with a one-line message on stderr and exit status 2. A subcommand
 is added by one ``register(commands)`` function appended to :data:`SUBCOMMANDS`.
@@ -24,6 +27,7 @@ import time
 from collections.abc import Callable
 
 from pacbound import __version__, datasets
+from pacbound.apps.bounds import register as register_bounds
 from pacbound.apps.reproduce.command import register as register_reproduce
 from pacbound.cbound import cbound
 from pacbound.compilation_cache import enable_compilation_cache
@@ -184,7 +188,9 @@ def register_compare(commands) -> None:
     _table_options(p, None)
 
 
-SUBCOMMANDS: list[Callable] = [register_demo, register_compare, register_reproduce]
+SUBCOMMANDS: list[Callable] = [
+    register_demo, register_compare, register_reproduce, register_bounds,
+]  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,8 +1,10 @@
-"""Binary classification data: bundled sets, files (CSV, KEEL, ARFF), OpenML, the papers' sets.
+"""Classification data: bundled sets, files (CSV, KEEL, ARFF), OpenML, the papers' sets.
 
 NumPy only, never traced. Every loader returns features ``X`` (float64, ``(m, d)``) and labels
 ``y`` (float64 in ``{-1, +1}``) and refuses anything it cannot make binary with a
-``ValueError`` naming the labels found.
+``ValueError`` naming the labels found; with ``multiclass=True`` (for learners of any number
+of classes, such as forests) the labels are int64 class indices instead, named by
+:attr:`Dataset.classes`, and nothing is refused for having more than two classes.
 
 * :func:`load` -- one line, offline: scikit-learn's bundled sets (``"breast_cancer"``,
   ``"digits:4v9"``, ``"wine:0vrest"``, ``"iris:setosavrest"``), then the registry names, then
@@ -18,14 +20,15 @@ NumPy only, never traced. Every loader returns features ``X`` (float64, ``(m, d)
 * :func:`train_test_split`, :func:`roy2016_split` -- seeded stratified splits; roy2016 §7:
   "half of the examples [...] in the training set S of at most 500 examples, and the remaining
   testing examples T".
-* :func:`binarize_labels`, :func:`check_X_y` (:mod:`~pacbound.datasets.labels`).
+* :func:`binarize_labels`, :func:`index_labels`, :func:`check_X_y`
+  (:mod:`~pacbound.datasets.labels`).
 
 Label rule when no class is named: with exactly two labels, the larger one (numeric order if
 all labels are numbers, string order otherwise) is ``+1``; ``positive=`` (one label or several:
 one-vs-rest) or ``pair=(pos, neg)`` (other rows dropped) choose explicitly.
 """
 
-from pacbound.datasets.labels import binarize_labels, check_X_y
+from pacbound.datasets.labels import binarize_labels, check_X_y, index_labels
 from pacbound.datasets.loaders import (
     Split,
     load,
@@ -52,6 +55,7 @@ __all__ = [
     "Split",
     "binarize_labels",
     "check_X_y",
+    "index_labels",
     "load",
     "load_file",
     "load_openml",

@@ -22,7 +22,7 @@ import numpy as np
 
 from pacbound.validation import check_features
 
-__all__ = ["binarize_labels", "check_X_y"]
+__all__ = ["binarize_labels", "check_X_y", "index_labels"]
 
 
 def _check_matrix(X: Any) -> np.ndarray:
@@ -114,6 +114,28 @@ def binarize_labels(
     rest = "rest" if positive is not None else _fmt(found[0])
     note = f"{', '.join(map(_fmt, pos))} -> +1, {rest} -> -1"
     return _check_two(np.where(np.isin(lab, pos), 1.0, -1.0), np.ones(len(lab), bool), note, lab)
+
+
+def index_labels(labels: Sequence[Any]) -> tuple[np.ndarray, tuple[str, ...], str]:
+    """Map labels of any number of classes to class indices ``0 .. C-1``, classes in sorted
+    order (numeric order if every label is a number, string order otherwise: with two labels
+    index 1 is the class :func:`binarize_labels` maps to ``+1``).
+
+    Returns:
+      ``(y, classes, note)``: ``y`` int64 ``(m,)`` indices, ``classes`` the label of each index
+      (as text), and a one-line description.
+
+    Raises:
+      ValueError: fewer than two classes (naming the labels found).
+    """
+    lab = canonical_labels(labels)
+    found, y = np.unique(lab, return_inverse=True)
+    if len(found) < 2:
+        raise ValueError(f"a single class: labels found {_show(lab)}; two or more are needed")
+    classes = tuple(_fmt(v).strip("'") for v in found)
+    shown = ", ".join(f"{i} = {c}" for i, c in enumerate(classes[:12]))
+    more = f", ... ({len(classes)} classes)" if len(classes) > 12 else ""
+    return y.astype(np.int64), classes, f"{len(classes)} classes: {shown}{more}"
 
 
 def _check_two(y: np.ndarray, keep: np.ndarray, note: str, lab: np.ndarray):

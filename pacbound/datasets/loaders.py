@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pacbound.datasets.labels import binarize_labels, parse_split_spec
+from pacbound.datasets.labels import parse_split_spec
 from pacbound.datasets.registry import (
     ALIASES,
     REGISTRY,
@@ -23,6 +23,7 @@ from pacbound.datasets.tabular import (
     Dataset,
     checked_dataset,
     dataset_from_cells,
+    encode_labels,
     load_file,
 )
 
@@ -57,30 +58,32 @@ _BUNDLED = {
 }
 
 
-def _load_bundled(base: str, spec: str) -> Dataset:
-    """scikit-learn's bundled sets; ``breast_cancer`` maps malignant (target 0) to ``+1``."""
+def _load_bundled(base: str, spec: str, multiclass: bool) -> Dataset:
+    """scikit-learn's bundled sets; ``breast_cancer`` maps malignant (target 0) to ``+1``;
+    ``multiclass`` without a split keeps the targets as class indices."""
     bunch = getattr(_sklearn_datasets(), _BUNDLED[base])()
     target, names = bunch.target, [str(n) for n in bunch.target_names]
+    source = f"scikit-learn bundled {base} ({names})"
+    if multiclass and not spec:
+        return checked_dataset(
+            bunch.data, target, bunch.feature_names, base, [f"{source}; {len(names)} classes"],
+            names,
+        )  # fmt: skip
     if base == "breast_cancer" and not spec:
         spec = "malignantvrest"
     if not spec:
         raise ValueError(
             f"{base!r} has {len(names)} classes {names}: name a split, e.g. "
-            f"'{base}:0v1' (pair) or '{base}:0vrest' (one-vs-rest)"
+            f"'{base}:0v1' (pair) or '{base}:0vrest' (one-vs-rest), or load it multiclass"
         )
     lookup = {
         **{str(i): i for i in range(len(names))},
         **{n.lower(): i for i, n in enumerate(names)},
     }
-    y, keep, note = binarize_labels(target, **parse_split_spec(spec, lookup))
+    y, keep, note, classes = encode_labels(target, parse_split_spec(spec, lookup), multiclass)
     label = f"{base}:{spec}"
-    return checked_dataset(
-        bunch.data[keep],
-        y,
-        bunch.feature_names,
-        label,
-        [f"scikit-learn bundled {base} ({names}); labels: {note}"],
-    )
+    notes = [f"{source}; labels: {note}"]
+    return checked_dataset(bunch.data[keep], y, bunch.feature_names, label, notes, classes)
 
 
 def _fetch_openml(name_or_id: str | int, cache_dir: str | os.PathLike | None) -> Any:
@@ -132,10 +135,12 @@ def load_openml(
     pair: tuple[Any, Any] | None = None,
     missing: str = "auto",
     return_X_y: bool = False,
+    multiclass: bool = False,
 ) -> Dataset | tuple[np.ndarray, np.ndarray]:
     """Fetch an OpenML dataset (by name or id) through scikit-learn, cached in ``cache_dir``.
 
-    Nominal features are one-hot encoded and missing values handled as in :func:`load_file`.
+    Nominal features are one-hot encoded and missing values handled as in :func:`load_file`
+    (``multiclass``: labels as class indices, as there).
 
     Raises:
       ImportError: scikit-learn is not installed (``pip install pacbound[sklearn]``).
@@ -146,13 +151,18 @@ def load_openml(
     cells, names, levels = _openml_cells(bunch)
     source = f"openml:{name_or_id}"
     ds = dataset_from_cells(
-        cells, names, levels, source, positive=positive, pair=pair, missing=missing
-    )
+        cells, names, levels, source, positive=positive, pair=pair, missing=missing,
+        multiclass=multiclass,
+    )  # fmt: skip
     return (ds.X, ds.y) if return_X_y else ds
 
 
 def load(
-    name: str, *, data_dir: str | os.PathLike | None = None, return_X_y: bool = False
+    name: str,
+    *,
+    data_dir: str | os.PathLike | None = None,
+    return_X_y: bool = False,
+    multiclass: bool = False,
 ) -> Dataset | tuple[np.ndarray, np.ndarray]:
     """Load a dataset by name, in one line.
 
@@ -161,16 +171,21 @@ def load(
     index or name); then :data:`REGISTRY` names (``"sonar"``, ``"letter:ab"``) under the data
     directory; then a file path (:func:`load_file` defaults).
 
+    With ``multiclass=True`` the labels are int64 class indices (:attr:`Dataset.classes` names
+    them) and nothing is refused for having more than two classes: ``"digits"``, ``"letter"``
+    and ``"wine"`` keep all their classes (the registry's default binary split is not applied);
+    a split in the name (``"letter:ab"``) still applies, as classes ``0 = -1``, ``1 = +1``.
+
     Returns:
       A :class:`Dataset`, or ``(X, y)`` with ``return_X_y``.
     """
     base, _, spec = name.strip().partition(":")
     if base in _BUNDLED:
-        ds = _load_bundled(base, spec)
+        ds = _load_bundled(base, spec, multiclass)
     elif ALIASES.get(base.lower(), base.lower()) in REGISTRY:
-        ds = load_registered(name, data_dir)
+        ds = load_registered(name, data_dir, multiclass=multiclass)
     elif Path(name).is_file():
-        ds = load_file(name)
+        ds = load_file(name, multiclass=multiclass)
     else:
         raise ValueError(
             f"unknown dataset {name!r}: not bundled ({sorted(_BUNDLED)}), "

@@ -155,12 +155,18 @@ def resolve_data_dir(path: str | os.PathLike | None = None) -> Path:
 
 
 def load_registered(
-    name: str, data_dir: str | os.PathLike | None = None, *, return_X_y: bool = False
+    name: str,
+    data_dir: str | os.PathLike | None = None,
+    *,
+    return_X_y: bool = False,
+    multiclass: bool = False,
 ) -> Dataset | tuple[np.ndarray, np.ndarray]:
     """Load a :data:`REGISTRY` dataset (or an alias) from the data directory.
 
     ``name`` may carry a class split for the multiclass sets: ``"letter:ab"``, ``"letter:dvo"``,
-    ``"optdigits:1v7"``; it overrides the entry's default split.
+    ``"optdigits:1v7"``; it overrides the entry's default split. ``multiclass=True`` gives the
+    labels as class indices and, without a split in the name, drops the entry's default binary
+    split (``"wine"``: its 3 cultivars; see :func:`pacbound.datasets.load`).
 
     Raises:
       KeyError: unknown name (listing the known ones).
@@ -177,10 +183,12 @@ def load_registered(
             f"load_openml({entry.openml!r}, ...) ({entry.note})"
         )
     options = dict(entry.options, **({"split": spec} if spec else {}))
-    if spec:
+    if spec or multiclass:
         options.pop("positive", None)
+    if multiclass and not spec:
+        options.pop("split", None)
     path = resolve_data_dir(data_dir) / entry.path
     cells, names, levels = read_table(path, ",", False)
-    ds = dataset_from_cells(cells, names, levels, name, **options)
+    ds = dataset_from_cells(cells, names, levels, name, multiclass=multiclass, **options)
     ds = ds._replace(notes=(f"{entry.papers}: {entry.note}", *ds.notes))
     return (ds.X, ds.y) if return_X_y else ds

@@ -1,15 +1,19 @@
-"""Tabular files as binary datasets: CSV, KEEL ``.dat`` and ARFF text, labels mapped to ``±1``.
+"""Tabular files as datasets: CSV, KEEL ``.dat`` and ARFF text, labels mapped to ``±1``.
 
 NumPy only, never traced. :func:`load_file` returns features ``X`` (float64, ``(m, d)``) and
 labels ``y`` (float64 in ``{-1, +1}``); categorical features are one-hot encoded (a two-level
 one becomes a single 0/1 column); missing values (``?``) are dropped or imputed, and reported
 in :attr:`Dataset.notes`. Anything that cannot be made binary is refused with a
-``ValueError`` naming the labels found.
+``ValueError`` naming the labels found. With ``multiclass=True`` the labels are integer class
+indices instead (``y`` int64 in ``0 .. C-1``, :attr:`Dataset.classes` naming them), any
+number of classes accepted; a binary split asked for (``positive=`` / ``pair=`` / ``split=``)
+still applies, giving the classes ``("-1", "+1")``.
 
 Labels follow the rule of :mod:`pacbound.datasets.labels`: with exactly two labels, the larger
 one is ``+1``; ``positive=`` (one-vs-rest) or ``pair=(pos, neg)`` choose explicitly.
 
-:func:`read_table`, :func:`dataset_from_cells` and :func:`checked_dataset` are shared with
+:func:`read_table`, :func:`dataset_from_cells`, :func:`checked_dataset` and
+:func:`encode_labels` are shared with
 :mod:`pacbound.datasets.registry` and the package's loaders.
 """
 
@@ -28,6 +32,7 @@ from pacbound.datasets.labels import (
     binarize_labels,
     canonical_labels,
     class_lookup,
+    index_labels,
     parse_split_spec,
 )
 from pacbound.validation import check_features
@@ -38,14 +43,17 @@ MISSING = ("?", "")
 
 
 class Dataset(NamedTuple):
-    """A binary classification dataset.
+    """A classification dataset: binary (labels ``±1``) unless loaded with ``multiclass=True``.
 
     Attributes:
       X: ``(m, d)`` float64 features, finite.
-      y: ``(m,)`` float64 labels in ``{-1, +1}``, both present.
+      y: ``(m,)`` float64 labels in ``{-1, +1}``, both present; with ``multiclass=True`` int64
+        class indices in ``0 .. C-1`` (at least two present).
       feature_names: ``d`` names (one-hot columns are ``"name=level"``).
       name: where it came from.
       notes: what the loader did (label mapping, missing values, encodings), for reports.
+      classes: with ``multiclass=True``, the label of each class index; ``()`` for ``±1``
+        labels.
     """
 
     X: np.ndarray
@@ -53,16 +61,39 @@ class Dataset(NamedTuple):
     feature_names: tuple[str, ...]
     name: str
     notes: tuple[str, ...]
+    classes: tuple[str, ...] = ()
 
 
 def checked_dataset(
-    X: Any, y: Any, feature_names: Sequence[str], name: str, notes: Sequence[str]
+    X: Any,
+    y: Any,
+    feature_names: Sequence[str],
+    name: str,
+    notes: Sequence[str],
+    classes: Sequence[str] = (),
 ) -> Dataset:
-    """A :class:`Dataset` after checking ``X`` is finite and both classes remain."""
+    """A :class:`Dataset` after checking ``X`` is finite and two classes or more remain;
+    ``classes`` given: ``y`` holds indices into it (kept as int64), else ``±1`` (float64)."""
     X = check_features(X).astype(np.float64)
     if len(np.unique(y)) < 2:
         raise ValueError(f"{name}: a single class ({np.unique(y)}) remains after preprocessing")
-    return Dataset(X, np.asarray(y, np.float64), tuple(feature_names), name, tuple(notes))
+    y = np.asarray(y, np.int64 if classes else np.float64)
+    return Dataset(X, y, tuple(feature_names), name, tuple(notes), tuple(classes))
+
+
+def encode_labels(
+    labels: np.ndarray, kw: dict[str, Any], multiclass: bool
+) -> tuple[np.ndarray, np.ndarray, str, tuple[str, ...]]:
+    """Labels mapped by the binary split ``kw`` (``positive`` / ``pair``) or, with
+    ``multiclass`` and no split, to class indices. Returns ``(y, keep, note, classes)``:
+    ``classes`` is ``()`` for ``±1`` labels, ``("-1", "+1")`` for a split's indices."""
+    if multiclass and not kw:
+        y, classes, note = index_labels(labels)
+        return y, np.ones(len(y), bool), note, classes
+    y, keep, note = binarize_labels(labels, **kw)
+    if multiclass:
+        return (y > 0).astype(np.int64), keep, f"{note} (indices 0 = -1, 1 = +1)", ("-1", "+1")
+    return y, keep, note, ()
 
 
 # -------------------------------------------------------------------- text parsing
@@ -210,11 +241,13 @@ def _labels_of_column(
     positive: Any,
     pair: tuple[Any, Any] | None,
     split: str | None,
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The label column as ``±1`` after dropping rows without a label.
+    multiclass: bool = False,
+) -> tuple[np.ndarray, np.ndarray, list[str], tuple[str, ...]]:
+    """The label column as ``±1`` (or class indices: :func:`encode_labels`) after dropping
+    rows without a label.
 
     ``split`` (a class split such as ``"4v9"``) overrides ``positive`` and ``pair``. Returns
-    ``(y, rows, notes)``, ``rows`` the indices of the rows kept.
+    ``(y, rows, notes, classes)``, ``rows`` the indices of the rows kept.
     """
     labelled = ~np.isin(labels, missing_values)
     notes = [] if labelled.all() else [f"dropped {np.sum(~labelled)} rows without a label"]
@@ -222,8 +255,8 @@ def _labels_of_column(
     if split is not None:
         lookup = class_lookup(np.unique(canonical_labels(labels[labelled])))
         kw = parse_split_spec(split, lookup)
-    y, keep, note = binarize_labels(labels[labelled], **kw)
-    return y, np.flatnonzero(labelled)[keep], [*notes, f"labels: {note}"]
+    y, keep, note, classes = encode_labels(labels[labelled], kw, multiclass)
+    return y, np.flatnonzero(labelled)[keep], [*notes, f"labels: {note}"], classes
 
 
 def dataset_from_cells(
@@ -239,13 +272,16 @@ def dataset_from_cells(
     drop_columns: Sequence[int | str] = (),
     missing: str = "auto",
     missing_values: Sequence[str] = MISSING,
+    multiclass: bool = False,
 ) -> Dataset:
     """Labels, missing values and encoding shared by files, the registry and OpenML."""
     label = _column_index(label_column, names)
     dropped = {_column_index(c, names) for c in drop_columns}
     features = [j for j in range(len(names)) if j != label and j not in dropped]
     missing_values = tuple(missing_values)
-    y, rows, notes = _labels_of_column(cells[:, label], missing_values, positive, pair, split)
+    y, rows, notes, classes = _labels_of_column(
+        cells[:, label], missing_values, positive, pair, split, multiclass
+    )
     sub, kept, more, cols = _handle_missing(
         cells[np.ix_(rows, features)], [names[j] for j in features], missing, missing_values
     )
@@ -261,7 +297,7 @@ def dataset_from_cells(
     notes += more
     if encoded:
         notes.append("one-hot encoded " + "; ".join(encoded))
-    return checked_dataset(X, y[kept], feature_names, source, notes)
+    return checked_dataset(X, y[kept], feature_names, source, notes, classes)
 
 
 def load_file(
@@ -276,8 +312,9 @@ def load_file(
     delimiter: str = ",",
     header: bool = False,
     return_X_y: bool = False,
+    multiclass: bool = False,
 ) -> Dataset | tuple[np.ndarray, np.ndarray]:
-    """Load a CSV, KEEL ``.dat`` or ARFF file as a binary dataset.
+    """Load a CSV, KEEL ``.dat`` or ARFF file as a binary (or multiclass) dataset.
 
     A file whose first line starts with ``@`` (ARFF, KEEL with header) has its ``@attribute``
     declarations read: nominal attributes are categorical with their declared levels. Other
@@ -298,13 +335,15 @@ def load_file(
       delimiter: field separator.
       header: the first row of a CSV holds column names.
       return_X_y: return ``(X, y)`` instead of a :class:`Dataset`.
+      multiclass: labels as int64 class indices, any number of classes (``positive`` /
+        ``pair`` still split them in two); :attr:`Dataset.classes` names them.
 
     Returns:
       A :class:`Dataset` (``notes`` say what was dropped, imputed and encoded) or ``(X, y)``.
 
     Raises:
-      ValueError: ragged rows, non-finite numbers, labels that are not binary (naming them),
-        a single class.
+      ValueError: ragged rows, non-finite numbers, labels that are not binary (naming them;
+        not with ``multiclass``), a single class.
     """
     path = Path(path)
     cells, names, levels = read_table(path, delimiter, header)
@@ -319,5 +358,6 @@ def load_file(
         drop_columns=drop_columns,
         missing=missing,
         missing_values=missing_values,
+        multiclass=multiclass,
     )
     return (ds.X, ds.y) if return_X_y else ds

@@ -5,7 +5,9 @@ extra).
   mapping short names to them;
 * :mod:`~pacbound.estimators.base`: :class:`MajorityVoteClassifier` (validation, voters,
   prediction, certificates, save / load);
-* :mod:`~pacbound.estimators.voter_sets`: :class:`StumpVoters`, :class:`RBFVoters`.
+* :mod:`~pacbound.estimators.voter_sets`: :class:`StumpVoters`, :class:`RBFVoters`;
+* :mod:`~pacbound.estimators.forest`: :class:`ForestClassifier`, a scikit-learn forest (any
+  number of classes) reweighted and certified by a second-order bound, out of bag.
 
 Example::
 
@@ -30,6 +32,7 @@ from pacbound.estimators.classifiers import (
     MinCqClassifier,
     VEBBoostClassifier,
 )
+from pacbound.estimators.forest import ForestClassifier
 from pacbound.estimators.voter_sets import RBFVoters, StumpVoters
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "CBBoostClassifier",
     "CGBoostClassifier",
     "CqBoostClassifier",
+    "ForestClassifier",
     "GBCBBoostClassifier",
     "KLBoostClassifier",
     "LPBoostClassifier",

@@ -12,9 +12,18 @@ A voter set evaluated on ``m`` examples is the ``(m, n)`` matrix ``H[i, j] = h_j
   bins (:func:`bin_features`, :func:`histogram_search`), one streaming pass a round.
 * :mod:`~pacbound.voters.rbf`: RBF voters centred on points (laviolette2011 §6).
 * :mod:`~pacbound.voters.normalization`: roy2016 §7's hyperbolic-tangent normalization.
+* :mod:`~pacbound.voters.ensembles`: fitted scikit-learn forests and bagging ensembles as
+  voters of any number of classes, with their out-of-bag masks (:func:`ensemble_voters`).
 """
 
 from pacbound.validation import check_features
+from pacbound.voters.ensembles import (
+    EnsembleVoters,
+    class_indices,
+    ensemble_predictions,
+    ensemble_voters,
+    vote_shares,
+)
 from pacbound.voters.exact_search import (
     BestStump,
     StumpSearch,
@@ -49,6 +58,7 @@ from pacbound.voters.stumps import (
 __all__ = [
     "BestStump",
     "Binning",
+    "EnsembleVoters",
     "HistogramSearch",
     "StumpSearch",
     "Stumps",
@@ -58,6 +68,9 @@ __all__ = [
     "bin_features",
     "binned_search",
     "check_features",
+    "class_indices",
+    "ensemble_predictions",
+    "ensemble_voters",
     "fit_stumps",
     "fit_tanh_normalization",
     "histogram_search",
@@ -71,5 +84,6 @@ __all__ = [
     "stump_search",
     "stumps_vote",
     "tanh_normalize",
+    "vote_shares",
     "votes",
 ]
