@@ -197,3 +197,31 @@ def test_registry_names_and_unknown_bounds():
         certify(some_posterior(5), H, y, bounds=["nope"])
     with pytest.raises(ValueError, match="delta"):
         certify(some_posterior(5), H, y, delta=0.0)
+
+
+def test_every_entry_point_certifies_the_same_posterior_the_same():
+    """Issue #20: certify, the estimators' bound(), select_by_bound (one cell: delta / 1) and
+    the CLI's columns (the estimators' certificate) agree with the independent reference."""
+    from pacbound import sweep
+    from pacbound.estimators import CBBoostClassifier
+    from pacbound.solvers import cbboost
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1.0, -1.0)
+    clf = CBBoostClassifier(n_rounds=8, n_stumps=3).fit(X, y)
+    H = np.asarray(clf.voters_.votes(X), np.float64)
+    q = clf.posterior_
+    want = reference(H, y, q)
+    result = cbboost(H, y, 8)
+    np.testing.assert_allclose(result.q, q, atol=1e-12)
+    selected = sweep.select_by_bound(cbboost, H, y, bound="pac_bound_2", n_rounds=np.array([8]))
+    from_certify = certify(result, H, y)
+    for name in ("seeger", "pac_bound_2", "cbound_roy2016"):
+        for value in (clf.bound(name), from_certify.bounds[name]):
+            np.testing.assert_allclose(value, want[name], rtol=1e-9, err_msg=name)
+    np.testing.assert_allclose(selected.bounds[0], want["pac_bound_2"], rtol=1e-9)
+    table = clf.certificate(DELTA, ["cbound_roy2016", "pac_bound_2"])  # the CLI's columns
+    np.testing.assert_allclose(table.bounds["pac_bound_2"], want["pac_bound_2"], rtol=1e-9)
+    half = reference(H, y, q, delta=DELTA / 2)
+    np.testing.assert_allclose(table.best[1], min(half["cbound_roy2016"], half["pac_bound_2"]))
