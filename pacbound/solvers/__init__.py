@@ -36,7 +36,7 @@ from pacbound.solvers.cbboost import (
     weights_after,
 )
 from pacbound.solvers.cgboost import cgboost, cgboost_stumps
-from pacbound.solvers.column_generation import ColumnGenerationResult, StumpsColumnGenerationResult
+from pacbound.solvers.column_generation import ColumnGenerationInfo
 from pacbound.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
 from pacbound.solvers.direct import (
     Bound,
@@ -78,13 +78,12 @@ __all__ = [
     "Bound",
     "CBBoostResult",
     "CBBoostStumpsResult",
-    "ColumnGenerationResult",
+    "ColumnGenerationInfo",
     "DirectResult",
     "KLCoordinateResult",
     "MinCqProblem",
     "MinCqResult",
     "MixtureResult",
-    "StumpsColumnGenerationResult",
     "VEBBoostResult",
     "VEBBoostStumpsResult",
     "adaboost",
