@@ -55,9 +55,15 @@ def pac_bayes_split_kl(
     n = jnp.asarray(n, kl.dtype)
     eps = (kl + maurer_term(n, delta, 4.0)) / n
     up, down = b - mid, mid - a
-    plus = kl_inv_upper(jnp.where(up > 0, plus_mean / jnp.where(up > 0, up, 1.0), 0.0), eps)
-    minus = kl_inv_lower(jnp.where(down > 0, minus_mean / jnp.where(down > 0, down, 1.0), 0.0), eps)
+    plus = kl_inv_upper(_rate(plus_mean, up), eps)
+    minus = kl_inv_lower(_rate(minus_mean, down), eps)
     return mid + up * plus - down * minus
+
+
+def _rate(mean, width):
+    """``mean / width`` in ``[0, 1]`` (rounding may put a part's mean a hair above its width), 0
+    for an empty side."""
+    return jnp.where(width > 0, jnp.clip(mean / jnp.where(width > 0, width, 1.0), 0.0, 1.0), 0.0)
 
 
 def split_kl_mu_tandem(
