@@ -30,6 +30,13 @@ Where the two implementations disagreed, and how it was resolved:
   for all ``rho`` at once, and ``mu`` enters only afterwards, so CCTND holds for all ``mu`` at
   once. The JAX closed-form best ``mu`` is checked to be the reference's bound at that ``mu`` and
   no worse than the reference minimized over a fine grid (which is also union-free).
+* **JAX-side fixes found here**: PAC-Bound 2''s gradient was the unconstrained envelope (``d``
+  held fixed), wrong where the joint-error cap binds at the optimum (a kink: up to 10% off
+  against the reference's finite differences); it is now the constrained envelope theorem's,
+  with the KKT multipliers of the kl-ball and the cap. PAC-Bayes-split-kl returned NaN when a
+  part's mean rounded a hair above its width (its rate is now clipped to ``[0, 1]``, as the
+  reference does). PAC-Bayes-Bennett failed under ``jit`` with x64 off (a Python integer
+  ``14!`` overflowing int32 in its series).
 * **Lambert W at the branch point** (JAX gave NaN at exactly ``-1/e``; reachable by the gamma
   grid only at ``delta = 1``): fixed in :mod:`pacbound.numerics` (series at the branch point).
 * Not disagreements: the reference raises where the JAX code returns a conventional value
@@ -358,6 +365,24 @@ def test_float32_statistics_are_within_1e_6_of_the_reference(classes, oob, weigh
         np.testing.assert_allclose(LS.mu_tandem_risk(stats, rho32, mu), want, **close)
 
 
+@pytest.mark.parametrize("complemented", [False, True])
+def test_pair_variance_of_a_vote_equals_the_reference(complemented):
+    """CCPBB's statistic from the votes (``mu_tandem_variance_coefficients``, a quadratic in mu)
+    against the reference's pair-by-pair unbiased variances, on a 0/1 fold of the sample."""
+    rng = np.random.default_rng(11)
+    m, n = 90, 4
+    y = rng.choice([-1.0, 1.0], m)
+    H = np.where(rng.random((m, n)) < 0.7, y[:, None], -y[:, None])
+    q = rng.dirichlet(np.ones(2 * n if complemented else n))
+    rows = (rng.random(m) < 0.7).astype(float)
+    columns = np.c_[H, -H] if complemented else H
+    E = S.error_matrix(columns[rows > 0], y[rows > 0])
+    coefficients = J.mu_tandem_variance_coefficients(H, y, q, rows, complemented)
+    for mu in (-0.5, -0.1, 0.0, 0.3, 0.49):
+        got = J.mu_tandem_variance_at(coefficients, mu, rows.sum())
+        np.testing.assert_allclose(got, S.mu_tandem_variance(E, q, mu), rtol=1e-11, atol=1e-15)
+
+
 def test_majority_vote_ties_count_as_errors_in_both():
     P = np.array([[0, 1], [1, 1], [0, 2], [2, 2]])
     y = np.array([0, 1, 2, 1])
@@ -509,6 +534,16 @@ def test_gradients_match_finite_differences_of_the_reference(name, case):
     x0, h = np.array([case.t, case.g, case.kl]), 1e-6
     fd = [(ref_of(x0 + h * e) - ref_of(x0 - h * e)) / (2 * h) for e in np.eye(3)]
     np.testing.assert_allclose(grads, fd, rtol=2e-4, atol=2e-5)
+
+
+def test_bennett_bounds_run_jitted_in_float32_with_x64_off():
+    """Users' default precision: no float64 or int64 constant may creep into the trace."""
+    case = Case(0.05, 0.2, 0.7, 1000, 1000, 0.05, 0.1, 1.0)
+    args = (case.mu_tandem, case.mu_variance, case.kl, case.n2, case.delta, case.mu)
+    with jax.enable_x64(False):
+        value = jax.jit(J.ccpbb)(*(np.float32(x) for x in args))
+        assert value.dtype == jnp.float32
+    np.testing.assert_allclose(float(value), BOUNDS["ccpbb"][1](case), atol=1e-5)
 
 
 def test_reference_pac_bound_2_prime_reaches_the_supremum_at_a_kink():

@@ -21,6 +21,8 @@ Modules, one concept each (every public name is re-exported here):
 * :mod:`~pacbound.second_order.bennett`: PAC-Bayes-Bennett, the variance bound and CCPBB with
   their lambda / gamma grids ([WMLIS21] Thms 9, 13, 15; [TS13]).
 * :mod:`~pacbound.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
+* :mod:`~pacbound.second_order.pair_variance`: CCPBB's average pair variance from a vote's
+  votes (what :func:`pacbound.certify.certify` needs beyond the margins).
 * :mod:`~pacbound.second_order.common`: the parametric Chebyshev-Cantelli oracle bound and the
   conventions shared by the others.
 
@@ -40,6 +42,10 @@ from pacbound.second_order.bennett import (
 )
 from pacbound.second_order.common import chebyshev_cantelli
 from pacbound.second_order.germain import pac_bound_1_prime, pac_bound_2_prime
+from pacbound.second_order.pair_variance import (
+    mu_tandem_variance_at,
+    mu_tandem_variance_coefficients,
+)
 from pacbound.second_order.split_kl import pac_bayes_split_kl, split_kl_mu_tandem
 from pacbound.second_order.tandem import (
     cctnd,
@@ -64,6 +70,8 @@ __all__ = [
     "dis",
     "first_order_kl",
     "mu_tandem_range",
+    "mu_tandem_variance_at",
+    "mu_tandem_variance_coefficients",
     "pac_bayes_bennett",
     "pac_bayes_split_kl",
     "pac_bound_1_prime",

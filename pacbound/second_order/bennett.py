@@ -122,7 +122,7 @@ def _phi_over_square(x: jax.Array) -> jax.Array:
     """``phi(x) / x^2 = (e^x - x - 1) / x^2``, by its series below ``|x| = 1/2``."""
     small = jnp.abs(x) < 0.5
     safe = jnp.where(small, 1.0, x)
-    series = sum(x**k / math.factorial(k + 2) for k in range(12))
+    series = sum(x**k / float(math.factorial(k + 2)) for k in range(12))  # no int32 overflow
     return jnp.where(small, series, (jnp.expm1(safe) - safe) / safe**2)
 
 
