@@ -49,6 +49,15 @@ def mu_tandem_range(mu: ArrayLike) -> jax.Array:
     return jnp.maximum(1.0 - mu, 1.0 - 2.0 * mu)
 
 
+def _grid_parameters(every, parameters):
+    """The grid's parameters, without gradient, with the rank of all arguments broadcast
+    (leading axes of length 1) but not their batch: a grid that depends only on ``n2``,
+    ``delta`` and ``mu`` is computed once for a batch of posteriors, not once per posterior."""
+    ndim = len(jnp.broadcast_shapes(*(jnp.shape(x) for x in every)))
+    padded = (jnp.reshape(x, (1,) * (ndim - jnp.ndim(x)) + jnp.shape(x)) for x in parameters)
+    return tuple(lax.stop_gradient(x) for x in jnp.broadcast_arrays(*padded))
+
+
 def _grid(start, ratio, count, size):
     """``start * ratio^i`` and the mask ``i < count`` for ``i < size``, on a new leading axis
     (``start``, ``ratio`` and ``count`` share one shape); unused slots repeat ``start`` so that
@@ -110,8 +119,8 @@ def variance_upper_bound(
     """
     variance, kl, delta, mu, c1 = as_floats(variance, kl, delta, mu, c1)
     n2 = jnp.asarray(n2, kl.dtype)
-    variance, kl, n2, delta, mu, c1 = jnp.broadcast_arrays(variance, kl, n2, delta, mu, c1)
-    t, valid, count = _lambda_grid(*(lax.stop_gradient(x) for x in (n2, delta, c1)), grid_size)
+    fixed = _grid_parameters((variance, kl, n2, delta, mu, c1), (n2, delta, c1))
+    t, valid, count = _lambda_grid(*fixed, grid_size)
     complexity = mu_tandem_range(mu) ** 2 * (2.0 * kl + jnp.log(count) - jnp.log(delta))
     complexity = complexity / (2.0 * (n2 - 1.0))
     values = variance / (1.0 - t) + complexity / (t * (1.0 - t))
@@ -161,11 +170,8 @@ def pac_bayes_bennett(
         mean, variance_bound, kl, delta, mu, c2, variance_delta
     )
     n2 = jnp.asarray(n2, kl.dtype)
-    mean, variance_bound, kl, n2, delta, mu, c2, vd = jnp.broadcast_arrays(
-        mean, variance_bound, kl, n2, delta, mu, c2, vd
-    )
-    fixed = (lax.stop_gradient(x) for x in (n2, vd, delta, mu, c2))
-    gamma, valid, count = _gamma_grid(*fixed, grid_size)
+    every = (mean, variance_bound, kl, n2, delta, mu, c2, vd)
+    gamma, valid, count = _gamma_grid(*_grid_parameters(every, (n2, vd, delta, mu, c2)), grid_size)
     k = mu_tandem_range(mu)
     variance = jnp.minimum(variance_bound, k**2 / 4.0)
     spread = _phi_over_square(gamma * k) * gamma * variance
