@@ -71,7 +71,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound import bounds
-from pacbound import second_order as so
+from pacbound.bounds import second_order as so
 from pacbound.kl import kl_divergence
 from pacbound.validation import check_delta, check_labels, check_votes, is_concrete
 
@@ -116,7 +116,7 @@ class VoteStatistics(NamedTuple):
       m_unlabeled: their number, or ``None``.
       pair_variance: ``(c0, c1, c2)``, the ``Q^2``-average of the pairs' biased variances of
         the mu-tandem loss is ``c0 + c1 mu + c2 mu^2``
-        (:func:`pacbound.second_order.mu_tandem_variance_coefficients`), or ``None`` (CCPBB).
+        (:func:`pacbound.bounds.second_order.mu_tandem_variance_coefficients`), or ``None`` (CCPBB).
     """
 
     mu1: jax.Array
