@@ -657,19 +657,25 @@ def _certificate(table, valid, quasi, delta, bound_list):
     return values, cs, best, base, risk, valid
 
 
-@jax.jit
 def _bound_table(bound_list, stats, valid, quasi, delta):
     """``(values, constants, (argmin, min))``: each bound at ``delta`` and, for the union bound
-    of :attr:`Certificate.best`, at ``delta / K`` (one vmapped evaluation of both levels)."""
+    of :attr:`Certificate.best`, at ``delta / K``."""
     levels = jnp.stack([delta, delta / len(bound_list)])
     values, cs, at_union = {}, {}, []
     for b, s in zip(bound_list, stats, strict=True):
-        value, c = jax.vmap(lambda level, b=b, s=s: certified_value(b, s, level))(levels)
+        value, c = _certified_levels(b, s, levels)
         covered = valid & (quasi if BOUNDS[b.name].family == "quasi_uniform" else True)
         values[b.name], cs[b.name] = jnp.where(covered, value[0], 1.0), c[0]
         at_union.append(jnp.where(covered, value[1], 1.0))
     union = jnp.stack(at_union)
     return values, cs, (jnp.argmin(union), jnp.min(union))
+
+
+@jax.jit
+def _certified_levels(bound, stats, levels):
+    """One bound at several confidence levels (one vmapped evaluation), compiled once per bound
+    and precision: any selection of bounds, on any sample shape, reuses it."""
+    return jax.vmap(lambda level: certified_value(bound, stats, level))(levels)
 
 
 def _rows(rows: Any, y: jax.Array) -> jax.Array:
