@@ -3,12 +3,12 @@
 Protocol (roy2016 §7): scikit-learn's breast cancer set (wdbc), the roy2016 split
 (:func:`pacbound.datasets.roy2016_split`: 284 training, 285 test examples), features
 tanh-normalized on the training set (:func:`pacbound.voters.fit_tanh_normalization`), 10 stumps
-per feature and their complements (``[H, -H]``: 600 voters), ``eps = 1e-6``.
+per feature (``S``: 300 voters; the learners weigh ``[S, -S]``, 600 voters), ``tol = 1e-6``.
 
 For CqBoost (``mu``), LPBoost and CG-Boost (``C``) and MDBoost (``D``), at one value of the
 hyperparameter inside roy2016's grid, two implementations of the same Algorithm 1 (price every
 column by its edge ``sum_k alpha_k y_k H_ki``, add the steepest, stop when none exceeds
-``nu + eps``; roy2016 (6)):
+``nu + tol``; roy2016 (6)):
 
 * ``pacbound``: the library's jitted ``lax.while_loop`` with JAX masters (FISTA for CqBoost /
   MDBoost, an interior-point method for LPBoost / CG-Boost);
@@ -88,10 +88,12 @@ def load(seed: int) -> dict:
     stumps = voters.fit_stumps(Xtr, 10)
 
     def votes(Z):
-        return np.asarray(voters.self_complemented(voters.votes(stumps, Z, dtype=jnp.float64)))
+        return np.asarray(voters.votes(stumps, Z, dtype=jnp.float64))
 
-    return {"H": votes(Xtr), "y": np.asarray(split.y_train, float),
-            "Ht": votes(Xte), "yt": np.asarray(split.y_test, float)}  # fmt: skip
+    # the learners take S and weigh [S, -S]; the reference and the test risk use [S, -S]
+    S, St = votes(Xtr), votes(Xte)
+    return {"S": S, "H": np.hstack([S, -S]), "y": np.asarray(split.y_train, float),
+            "Ht": np.hstack([St, -St]), "yt": np.asarray(split.y_test, float)}  # fmt: skip
 
 
 def reference_cg(program, start, H, y, value, max_columns):
@@ -119,11 +121,11 @@ def _columns(q) -> int:
 
 
 def compare(name, fit, program, value, max_columns, start, data, repeats) -> list[list]:
-    H, y, Ht, yt = data["H"], data["y"], data["Ht"], data["yt"]
+    S, H, y, Ht, yt = data["S"], data["H"], data["y"], data["Ht"], data["yt"]
     full = program(H, y, value).objective
 
     def run():
-        return fit(H, y, value, EPS, max_columns)
+        return fit(S, y, value, tol=EPS, max_iter=max_columns)
 
     t0 = time.perf_counter()
     r = jax.block_until_ready(run())
@@ -134,7 +136,7 @@ def compare(name, fit, program, value, max_columns, start, data, repeats) -> lis
     ref_s = time.perf_counter() - t0
     rows = []
     for impl, q, obj, iters, conv, secs, comp in (
-        ("pacbound", r.q, float(r.objective), int(r.n_columns), bool(r.converged), steady,
+        ("pacbound", r.q, float(r.objective), int(r.steps), bool(r.converged), steady,
          max(first - steady, 0.0)),
         ("reference", q_ref, obj_ref, iters_ref, conv_ref, ref_s, 0.0),
     ):  # fmt: skip
@@ -146,18 +148,18 @@ def compare(name, fit, program, value, max_columns, start, data, repeats) -> lis
 
 def sweep(name, fit, program, values, max_columns, start, data) -> list[list]:
     """One ``jax.vmap`` call over the values against sequential reference runs."""
-    H, y = data["H"], data["y"]
+    S, H, y = data["S"], data["H"], data["y"]
     grid = jnp.asarray(values)
 
     def run():
-        return jax.vmap(lambda v: fit(H, y, v, EPS, max_columns))(grid)
+        return jax.vmap(lambda v: fit(S, y, v, tol=EPS, max_iter=max_columns))(grid)
 
     jax.block_until_ready(run())
     t0 = time.perf_counter()
     r = jax.block_until_ready(run())
     secs = time.perf_counter() - t0
     t0 = time.perf_counter()
-    jax.block_until_ready([fit(H, y, v, EPS, max_columns) for v in values])
+    jax.block_until_ready([fit(S, y, v, tol=EPS, max_iter=max_columns) for v in values])
     loop_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     refs = [reference_cg(program, start, H, y, v, max_columns) for v in values]
@@ -166,7 +168,7 @@ def sweep(name, fit, program, values, max_columns, start, data) -> list[list]:
     label = f"{values[0]}..{values[-1]}"
     k = len(values)
     return [[name, label, f"pacbound vmap x{k}", 0.0, secs, "", float(max(gaps)), "",
-             int(jnp.max(r.n_columns)), bool(jnp.all(r.converged)), ""],
+             int(jnp.max(r.steps)), bool(jnp.all(r.converged)), ""],
             [name, label, f"pacbound loop x{k}", 0.0, loop_s, "", "", "", "", "", ""],
             [name, label, f"reference x{k}", 0.0, ref_s, "", "", "", max(t[2] for t in refs),
              bool(all(t[3] for t in refs)), ""]]  # fmt: skip

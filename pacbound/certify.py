@@ -2,7 +2,8 @@
 
 :data:`BOUNDS` maps a name to a :class:`BoundSpec`: a bound on the majority vote's true risk
 ``R(B_Q)`` as a function of a posterior's :class:`VoteStatistics` on the sample (margin
-moments, ``KL(Q||P)``, ``m``) and of ``delta``. Every consumer reads this one table:
+moments, ``KL(Q||P)``, ``m``; optionally the disagreement on unlabeled examples and the pairs'
+variance) and of ``delta``. Every consumer reads this one table:
 :func:`certify`, the gradient minimizers (:func:`pacbound.solvers.minimize_bound` descends
 :func:`bound_value`), the sweeps' :func:`pacbound.sweep.select_by_bound`, the estimators'
 ``bound()`` and the ``pacbound`` command. Adding a bound is one :func:`register_bound` call.
@@ -35,6 +36,18 @@ margin moments. They bound another object than ``R(B_Q)`` and are certified by
 :func:`pacbound.stochastic_votes.certify_dirichlet`; :func:`certify` refuses a result whose
 ``info`` declares ``posterior_family = "dirichlet"``.
 
+**Second-order bounds from the margins.** For a weighted majority vote the per-example
+``rho``-weighted error is ``W_i = (1 - M_i) / 2`` (``M = y F`` the margin): the share of the
+vote's mass on voters that err for ``±1`` voters, the expected error of real-valued voters in
+``[-1, 1]`` read as random ``±1`` voters (whose pair losses are the bilinear extensions, with
+the same ranges). So the Gibbs risk is ``E[W] = (1 - mu1) / 2``, the tandem risk
+(Masegosa et al. 2020) ``E[W^2]`` (:attr:`VoteStatistics.joint_error`), the rate of pairs with
+exactly one error ``E[2 W (1 - W)] = (1 - mu2) / 2`` (:attr:`VoteStatistics.disagreement`):
+TND, CCTND, PAC-Bayes-split-kl on the mu-tandem loss and PAC-Bound 2' are functions of the
+margin moments on a complete sample (``n = n2 = m``); DIS and PAC-Bound 1' also need the
+disagreement on unlabeled examples (``certify(..., H_unlabeled=...)``), CCPBB the pairs'
+variances, which the margins do not give (computed from the votes, only when asked for).
+
 **Precision.** At the Python boundary (concrete inputs) :func:`certify` computes in float64
 whatever the JAX precision mode (``jax.enable_x64`` for the call), from the posterior and
 votes it was given, and validates the posterior: non-negative, summing to 1 (to ``1e-4``, then
@@ -58,6 +71,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound import bounds
+from pacbound import second_order as so
 from pacbound.kl import kl_divergence
 from pacbound.validation import check_delta, check_labels, check_votes, is_concrete
 
@@ -74,6 +88,7 @@ __all__ = [
     "as_bound",
     "bound_value",
     "catoni_bound",
+    "ccpbb_bound",
     "certified_value",
     "certify",
     "certify_margins",
@@ -81,6 +96,7 @@ __all__ = [
     "general_loss_bound",
     "is_quasi_uniform",
     "register_bound",
+    "split_kl_bound",
     "vote_statistics",
 ]
 
@@ -95,6 +111,12 @@ class VoteStatistics(NamedTuple):
         it).
       kl: ``KL(Q||P)``.
       m: the number of examples.
+      unlabeled_disagreement: the disagreement ``(1 - E[F^2]) / 2`` on unlabeled examples
+        (``F`` the vote; no label needed), or ``None`` (DIS, PAC-Bound 1').
+      m_unlabeled: their number, or ``None``.
+      pair_variance: ``(c0, c1, c2)``, the ``Q^2``-average of the pairs' biased variances of
+        the mu-tandem loss is ``c0 + c1 mu + c2 mu^2``
+        (:func:`pacbound.second_order.mu_tandem_variance_coefficients`), or ``None`` (CCPBB).
     """
 
     mu1: jax.Array
@@ -102,6 +124,9 @@ class VoteStatistics(NamedTuple):
     loss: jax.Array
     kl: jax.Array
     m: jax.Array
+    unlabeled_disagreement: jax.Array | None = None
+    m_unlabeled: jax.Array | None = None
+    pair_variance: jax.Array | None = None
 
     @property
     def gibbs_risk(self) -> jax.Array:
@@ -119,6 +144,22 @@ class VoteStatistics(NamedTuple):
         """``e_S = R_S - d_S / 2``: the tandem risk ``E_{Q^2} P(h, h' both err)`` for ``±1``
         voters (Masegosa et al. 2020), ``E[((1 - M) / 2)^2]`` in general."""
         return jnp.maximum(self.gibbs_risk - self.disagreement / 2.0, 0.0)
+
+    @property
+    def ternary_rates(self) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """``(both, one, neither)``: the ``Q^2``-rates of pairs where both, exactly one or
+        neither voter errs, ``E[W^2]``, ``E[2 W (1 - W)]``, ``E[(1 - W)^2]`` (they sum to 1)."""
+        both, one = self.joint_error, self.disagreement
+        return both, one, jnp.maximum(1.0 - both - one, 0.0)
+
+    def mu_tandem_risk(self, mu: ArrayLike) -> jax.Array:
+        """``E_{Q^2}[L_mu] = E[(W - mu)^2] = T - 2 mu R_S + mu^2`` (Wu et al. 2021)."""
+        return self.joint_error - 2.0 * mu * self.gibbs_risk + mu**2
+
+    def mu_tandem_variance(self, mu: ArrayLike) -> jax.Array:
+        """The ``Q^2``-average of the pairs' unbiased variances of the mu-tandem loss (needs
+        ``pair_variance``)."""
+        return so.mu_tandem_variance_at(_needs(self.pair_variance, "ccpbb"), mu, self.m)
 
 
 class StochasticStatistics(NamedTuple):
@@ -148,9 +189,11 @@ class Bound:
       name: a key of :data:`BOUNDS`.
       loss: ``"exponential"`` or ``"quadratic"`` for ``"general_loss"`` (germain2009 §4).
       gamma: the loss's margin scale (``"general_loss"`` only).
-      c_grid: the ``k`` values of Catoni's constant ``C`` (``"catoni"``, ``"general_loss"``):
-        each value gets ``delta / k`` (union bound); the certificate is the smallest bound over
-        the grid, and a minimizer optimizes ``C`` continuously within the grid's range.
+      c_grid: the ``k`` values of the bound's free constant: Catoni's ``C`` (``"catoni"``,
+        ``"general_loss"``) or the offset ``mu < 1/2`` of the mu-tandem loss (``"split_kl"``,
+        ``"ccpbb"``): each value gets ``delta / k`` (union bound); the certificate is the
+        smallest bound over the grid, and a minimizer moves the constant continuously within
+        the grid's range.
     """
 
     name: str
@@ -179,6 +222,28 @@ def general_loss_bound(
     return Bound("general_loss", loss, jnp.asarray(gamma), _grid(c_grid))
 
 
+def _mu_grid(mu_grid: ArrayLike | None) -> jax.Array:
+    """The offsets ``mu``: default the 20 values ``-0.50, -0.45, ..., 0.45``, fixed in advance
+    (a union bound over 20 costs ``ln 20 / m``; the papers search ``(-1/2, 1/2)``)."""
+    grid = jnp.linspace(-0.5, 0.45, 20) if mu_grid is None else jnp.atleast_1d(jnp.asarray(mu_grid))
+    if is_concrete(grid) and not np.all(np.asarray(grid) < 0.5):
+        raise ValueError(f"every mu of the grid must be < 1/2; got max {np.max(grid)}")
+    return grid
+
+
+def split_kl_bound(mu_grid: ArrayLike | None = None) -> Bound:
+    """Chebyshev-Cantelli with PAC-Bayes-split-kl on the mu-tandem loss (Wu and Seldin 2022)
+    over a grid of ``k`` offsets ``mu`` fixed before seeing the sample, ``delta / k`` each
+    (default the 20 values ``-0.50, -0.45, ..., 0.45``)."""
+    return Bound("split_kl", c_grid=_mu_grid(mu_grid))
+
+
+def ccpbb_bound(mu_grid: ArrayLike | None = None) -> Bound:
+    """CCPBB (Wu et al. 2021, Thm 15) over a grid of ``k`` offsets ``mu`` fixed before seeing
+    the sample, ``delta / k`` each (default as :func:`split_kl_bound`)."""
+    return Bound("ccpbb", c_grid=_mu_grid(mu_grid))
+
+
 _LOSSES: dict[str, tuple[Callable, Callable]] = {
     "exponential": (lambda margin, g: jnp.exp(-margin / g), bounds.exponential_loss_constants),
     "quadratic": (lambda margin, g: (margin / g - 1.0) ** 2, bounds.quadratic_loss_constants),
@@ -200,10 +265,19 @@ class BoundSpec(NamedTuple):
         Dirichlet stochastic vote's expected risk (``value`` reads
         :class:`StochasticStatistics`; kept in :data:`STOCHASTIC_BOUNDS`), ``None`` for every
         posterior.
-      grid: whether the bound takes a ``c_grid`` (Catoni's constant, union bound over it).
+      grid: whether the bound takes a ``c_grid`` (Catoni's constant, or ``mu``; union bound
+        over it).
       flat: whether ``value`` is the constant 1 on a region (a C-bound form where ``mu1 <= 0``,
         a bound clipped at 1), where a minimizer must follow another slope.
-      default: whether :func:`certify` computes it when no bound is named.
+      default: whether :func:`certify` computes it when no bound is named (and what it needs
+        was given).
+      needs: the optional statistics it reads: ``"unlabeled"`` (the disagreement on unlabeled
+        examples: :func:`certify`'s ``H_unlabeled``), ``"pair_variance"`` (computed from the
+        votes by :func:`certify` when such a bound is asked for). ``()`` for the bounds of
+        the margins alone (every consumer can compute them).
+      grid_scale: how a minimizer's free parameter ``log_c`` maps to the grid's constant:
+        ``"log"`` (``C = exp(log_c)``, Catoni's positive constant) or ``"linear"``
+        (``mu = log_c``, an offset of either sign).
     """
 
     name: str
@@ -213,6 +287,8 @@ class BoundSpec(NamedTuple):
     grid: bool = False
     flat: bool = False
     default: bool = True
+    needs: tuple[str, ...] = ()
+    grid_scale: str = "log"
 
 
 BOUNDS: dict[str, BoundSpec] = {}
@@ -292,7 +368,95 @@ for _spec in (
 ):
     register_bound(_spec)
 
-DEFAULT_BOUNDS = tuple(name for name, spec in BOUNDS.items() if spec.default)
+
+# ------------------------------------------------------- second-order bounds (issue #16)
+def _needs(value: jax.Array | None, name: str) -> jax.Array:
+    """A statistic a bound needs, or a clear error where the caller could not provide it."""
+    if value is None:
+        how = "H_unlabeled" if name in ("dis", "pac_bound_1_prime") else "the votes"
+        raise ValueError(
+            f"{name} needs statistics beyond the margin moments: certify it with {how} "
+            "(pacbound.certify.certify)"
+        )
+    return value
+
+
+def _dis(b: Bound, s: VoteStatistics, dl, c) -> jax.Array:
+    dis_u = _needs(s.unlabeled_disagreement, "dis")
+    return so.dis(s.gibbs_risk, dis_u, s.kl, s.m, s.m_unlabeled, dl, clip=False)
+
+
+def _pac_bound_1_prime(b: Bound, s: VoteStatistics, dl, c) -> jax.Array:
+    dis_u = _needs(s.unlabeled_disagreement, "pac_bound_1_prime")
+    return so.pac_bound_1_prime(s.gibbs_risk, dis_u, s.kl, s.m, s.m_unlabeled, dl)
+
+
+def _ccpbb(b: Bound, s: VoteStatistics, dl, mu) -> jax.Array:
+    variance = s.mu_tandem_variance(mu)
+    return so.ccpbb(s.mu_tandem_risk(mu), variance, s.kl, s.m, dl, mu, clip=False)
+
+
+for _spec in (
+    BoundSpec(
+        "tnd",
+        lambda b, s, dl, c: so.tnd_kl(s.joint_error, s.kl, s.m, dl, clip=False),
+        "TND, Masegosa et al. NeurIPS 2020 (4 x PAC-Bayes-kl on the tandem risk, 2 KL)",
+    ),
+    BoundSpec(
+        "tnd_lambda",
+        lambda b, s, dl, c: so.tnd_lambda_optimal(s.joint_error, s.kl, s.m, dl, clip=False),
+        "TND, lambda form at the optimal lambda, Masegosa et al. NeurIPS 2020 (never below tnd)",
+        default=False,
+    ),
+    BoundSpec(
+        "cctnd",
+        lambda b, s, dl, c: so.cctnd_optimal(
+            s.joint_error, s.gibbs_risk, s.kl, s.m, s.m, dl, clip=False
+        ),
+        "CCTND at the best mu (no union bound needed), Wu et al. NeurIPS 2021",
+    ),
+    BoundSpec(
+        "split_kl",
+        lambda b, s, dl, mu: so.split_kl_mu_tandem(*s.ternary_rates, s.kl, s.m, dl, mu, clip=False),
+        "Chebyshev-Cantelli + PAC-Bayes-split-kl on the mu-tandem loss, Wu and Seldin NeurIPS "
+        "2022, mu over a grid",
+        grid=True,
+        grid_scale="linear",
+    ),
+    BoundSpec(
+        "pac_bound_2_prime",
+        lambda b, s, dl, c: so.pac_bound_2_prime(s.gibbs_risk, s.disagreement, s.kl, s.m, dl),
+        "PAC-Bound 2', Germain et al. JMLR 2015 (the authors' code: a kl cap on the joint error)",
+        flat=True,
+    ),
+    BoundSpec(
+        "dis",
+        _dis,
+        "DIS, Masegosa et al. NeurIPS 2020 (disagreement on unlabeled examples)",
+        needs=("unlabeled",),
+    ),
+    BoundSpec(
+        "pac_bound_1_prime",
+        _pac_bound_1_prime,
+        "PAC-Bound 1', Germain et al. JMLR 2015 (disagreement on unlabeled examples)",
+        flat=True,
+        needs=("unlabeled",),
+    ),
+    BoundSpec(
+        "ccpbb",
+        _ccpbb,
+        "CCPBB, Wu et al. NeurIPS 2021 Thm 15, mu over a grid",
+        grid=True,
+        default=False,
+        needs=("pair_variance",),
+        grid_scale="linear",
+    ),
+):
+    register_bound(_spec)
+
+DEFAULT_BOUNDS = tuple(name for name, spec in BOUNDS.items() if spec.default and not spec.needs)
+"""The bounds :func:`certify` computes when none is named: every default one that needs
+nothing but the margins (and those needing unlabeled votes when ``H_unlabeled`` is given)."""
 DEFAULT_STOCHASTIC_BOUNDS = tuple(n for n, spec in STOCHASTIC_BOUNDS.items() if spec.default)
 
 
@@ -309,7 +473,8 @@ def as_bound(bound: str | Bound) -> Bound:
     if out.name == "general_loss" and out.loss == "" and out.gamma is None:
         out = general_loss_bound(c_grid=out.c_grid)
     if BOUNDS[out.name].grid and out.c_grid is None:
-        out = dataclasses.replace(out, c_grid=_grid(None))
+        linear = BOUNDS[out.name].grid_scale == "linear"
+        out = dataclasses.replace(out, c_grid=_mu_grid(None) if linear else _grid(None))
     if out.name == "general_loss" and out.loss not in _LOSSES:
         raise ValueError(f"general_loss needs loss in {tuple(_LOSSES)}; got {out.loss!r}")
     return out
@@ -335,19 +500,21 @@ def vote_statistics(
 
 
 def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Array:
-    """The bound, unclipped, at ``C = exp(log_c)`` clipped to the grid's range (grid bounds,
-    at level ``delta / k``); the objective of the gradient minimizers."""
+    """The bound, unclipped, at the grid constant ``C = exp(log_c)`` (``mu = log_c`` for a
+    linear grid) clipped to the grid's range (grid bounds, at level ``delta / k``); the
+    objective of the gradient minimizers."""
     spec, c, level = BOUNDS[bound.name], jnp.nan, delta
     if spec.grid:
-        c = jnp.clip(jnp.exp(log_c), jnp.min(bound.c_grid), jnp.max(bound.c_grid))
+        c = jnp.exp(log_c) if spec.grid_scale == "log" else log_c
+        c = jnp.clip(c, jnp.min(bound.c_grid), jnp.max(bound.c_grid))
         level = delta / bound.c_grid.shape[0]
     return spec.value(bound, stats, level, c)
 
 
 def certified_value(bound: Bound, stats: VoteStatistics, delta) -> tuple[jax.Array, jax.Array]:
     """``(bound, C)``: the registered bound at ``delta``, clipped to at most 1; for a grid
-    bound the smallest value over ``c_grid`` at ``delta / k`` and the ``C`` reaching it
-    (``nan`` for the others)."""
+    bound the smallest value over ``c_grid`` at ``delta / k`` and the constant (``C`` or
+    ``mu``) reaching it (``nan`` for the others)."""
     spec = BOUNDS[bound.name]
     if not spec.grid:
         value = spec.value(bound, stats, delta, jnp.nan)
@@ -365,7 +532,8 @@ class Certificate(NamedTuple):
     Attributes:
       bounds: ``{name: value}``, each a bound on ``R(B_Q)`` that holds with probability at
         least ``1 - delta`` on its own (module docstring), clipped to at most 1.
-      c: ``{name: C}`` Catoni's constant reached by the grid bounds.
+      c: ``{name: C}`` the grid constant reached by the grid bounds (Catoni's ``C``, or ``mu``
+        for ``split_kl`` / ``ccpbb``), ``nan`` for the others.
       best: ``(name, value)``: the smallest of ``bounds`` recomputed at ``delta / K`` for the
         ``K`` bounds compared (the union bound), so it holds with probability ``1 - delta``.
       statistics: the posterior's :class:`VoteStatistics` on the sample (Gibbs risk,
@@ -389,20 +557,23 @@ class _Posterior(NamedTuple):
     """A posterior ready to certify: the votes ``V`` ``(m, k)`` of its voters (their
     complements too when ``complemented``: ``q`` is then over ``[V, -V]``), its masses ``q``
     and the prior (masses of ``q``'s shape, or a uniform prior over ``size >= len(q)`` voters
-    given as ``log_size``)."""
+    given as ``log_size``); ``unlabeled``: the votes of the same voters on unlabeled
+    examples, or ``None``."""
 
     votes: Any
     q: Any
     prior: Any
     log_size: Any
     complemented: bool
+    unlabeled: Any = None
 
 
 _TOLERANCE = 1e-4  # |sum q - 1| accepted before normalizing (float32 learners' rounding)
 
 
-def _posterior(posterior: Any, H: Any, prior: Any) -> _Posterior:
-    """Read a learner result, or masses over ``H``'s columns or over ``[H, -H]``."""
+def _posterior(posterior: Any, H: Any, prior: Any, H_unlabeled: Any = None) -> _Posterior:
+    """Read a learner result, or masses over ``H``'s columns or over ``[H, -H]``; the
+    unlabeled votes are ``H_unlabeled`` itself, or the stumps' votes on those features."""
     if hasattr(posterior, "q") and hasattr(posterior, "weights"):
         if getattr(posterior.info, "posterior_family", None) == "dirichlet":
             raise ValueError(
@@ -422,16 +593,32 @@ def _posterior(posterior: Any, H: Any, prior: Any) -> _Posterior:
                 raise ValueError("a matrix-free result must carry info.n_candidates")
             V = posterior.stumps.votes(H, dtype=q.dtype)  # H holds the features X
             log_size = jnp.log(2.0 * jnp.asarray(n_candidates, q.dtype))
-            return _Posterior(V, q, None, log_size, True)
-        return _Posterior(H, q, prior, None, True)
+            U = None if H_unlabeled is None else posterior.stumps.votes(H_unlabeled, dtype=q.dtype)
+            return _Posterior(V, q, None, log_size, True, U)
+        return _Posterior(H, q, prior, None, True, _unlabeled(H_unlabeled, H))
     q = jnp.asarray(posterior)
     n = jnp.shape(H)[1]
     if q.shape in ((2 * n,), (n,)):
-        return _Posterior(H, q, prior, None, q.shape == (2 * n,))
+        return _Posterior(H, q, prior, None, q.shape == (2 * n,), _unlabeled(H_unlabeled, H))
     raise ValueError(
         f"the posterior has shape {q.shape}; H has {n} voters: give masses over H's {n} "
         f"columns or over the {2 * n} of [H, -H]"
     )
+
+
+def _unlabeled(H_unlabeled: Any, H: Any) -> Any:
+    """The unlabeled votes, checked: the same voters (columns) as ``H``, in ``[-1, 1]``."""
+    if H_unlabeled is None:
+        return None
+    n = jnp.shape(H)[1]
+    if jnp.ndim(H_unlabeled) != 2 or jnp.shape(H_unlabeled)[1] != n:
+        raise ValueError(
+            f"H_unlabeled must be (m', {n}): the same voters' votes on unlabeled examples; got "
+            f"shape {jnp.shape(H_unlabeled)}"
+        )
+    if is_concrete(H_unlabeled):
+        check_votes(H_unlabeled, "H_unlabeled")
+    return H_unlabeled
 
 
 def _kl(q: jax.Array, prior: jax.Array | None, log_size: jax.Array | None) -> jax.Array:
@@ -449,19 +636,21 @@ def is_quasi_uniform(q: jax.Array) -> jax.Array:
     return jnp.all(jnp.abs(q[:n] + q[n:] - 1.0 / n) <= 1e-6 / n)
 
 
-def _certificate(margins, rows, kl, valid, quasi, delta, bound_list):
+def _certificate(margins, rows, kl, valid, quasi, delta, bound_list, extra=None):
     """Every bound of ``bound_list`` from the margins ``y F`` on the ``rows`` (0/1) of the
-    sample; an invalid posterior, or one outside a bound's family, gets the trivial 1."""
+    sample and the ``extra`` statistics (:class:`VoteStatistics`' optional fields); an invalid
+    posterior, or one outside a bound's family, gets the trivial 1."""
     m = jnp.sum(rows)
+    extra = extra or {}
     values, cs, at_union = {}, {}, []
     for b in bound_list:
-        stats = vote_statistics(b, margins, kl, m, rows)
+        stats = vote_statistics(b, margins, kl, m, rows)._replace(**extra)
         value, c = certified_value(b, stats, delta)
         union, _ = certified_value(b, stats, delta / len(bound_list))
         covered = valid & (quasi if BOUNDS[b.name].family == "quasi_uniform" else True)
         values[b.name], cs[b.name] = jnp.where(covered, value, 1.0), c
         at_union.append(jnp.where(covered, union, 1.0))
-    stats = vote_statistics(Bound("seeger"), margins, kl, m, rows)
+    stats = vote_statistics(Bound("seeger"), margins, kl, m, rows)._replace(**extra)
     risk = jnp.sum(rows * (margins <= 0)) / m
     union = jnp.stack(at_union)
     return values, cs, (jnp.argmin(union), jnp.min(union)), stats, risk, valid
@@ -471,8 +660,21 @@ def _rows(rows: Any, y: jax.Array) -> jax.Array:
     return jnp.ones(y.shape, y.dtype) if rows is None else (rows > 0).astype(y.dtype)
 
 
+def _extra_statistics(votes, y, rows, q, weights, unlabeled, bound_list, complemented):
+    """The optional statistics the requested bounds need: the disagreement on the unlabeled
+    votes (when given) and, only for a bound that needs it, the pairs' variance."""
+    extra = {}
+    if unlabeled is not None:
+        votes_u = unlabeled.astype(q.dtype) @ weights
+        extra["unlabeled_disagreement"] = jnp.clip((1.0 - jnp.mean(votes_u**2)) / 2.0, 0.0, 0.5)
+        extra["m_unlabeled"] = jnp.asarray(unlabeled.shape[0], q.dtype)
+    if any("pair_variance" in BOUNDS[b.name].needs for b in bound_list):
+        extra["pair_variance"] = so.mu_tandem_variance_coefficients(votes, y, q, rows, complemented)
+    return extra
+
+
 @functools.partial(jax.jit, static_argnames=("complemented",))
-def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, *, complemented):
+def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, unlabeled, *, complemented):
     dtype = q.dtype
     y = y.astype(dtype)
     rows = _rows(rows, y)
@@ -484,7 +686,10 @@ def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, *, complemen
     margins = y * (votes.astype(dtype) @ weights)
     kl = _kl(q, prior, log_size)
     quasi = is_quasi_uniform(q) & (jnp.sum(rows) > 8) if complemented else jnp.zeros((), bool)
-    return _certificate(margins, rows, kl, valid, quasi, delta, bound_list)
+    extra = _extra_statistics(
+        votes.astype(dtype), y, rows, q, weights, unlabeled, bound_list, complemented
+    )
+    return _certificate(margins, rows, kl, valid, quasi, delta, bound_list, extra)
 
 
 @jax.jit
@@ -530,13 +735,21 @@ def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any) -
             )
 
 
+def _default_names(quasi: bool, unlabeled: bool) -> list[str]:
+    """The default bounds that cover the posterior and whose statistics are at hand."""
+    names = [n for n in DEFAULT_BOUNDS if BOUNDS[n].family is None or quasi]
+    if unlabeled:
+        names += [n for n, spec in BOUNDS.items() if spec.default and spec.needs == ("unlabeled",)]
+    return names
+
+
 def _requested(bounds_: Sequence[str | Bound] | None, post: _Posterior, m: int):
-    """The bounds to compute: the named ones (a family the posterior is outside of raises),
-    or every default bound that covers the posterior."""
+    """The bounds to compute: the named ones (a family the posterior is outside of, or a
+    statistic that cannot be had, raises), or every default bound that covers the posterior
+    (with DIS and PAC-Bound 1' when unlabeled votes are given)."""
     quasi = post.complemented and m > 8 and bool(is_quasi_uniform(np.asarray(post.q, np.float64)))
     if bounds_ is None:
-        names = [n for n in DEFAULT_BOUNDS if BOUNDS[n].family is None or quasi]
-        return tuple(as_bound(n) for n in names)
+        return tuple(as_bound(n) for n in _default_names(quasi, post.unlabeled is not None))
     chosen = tuple(as_bound(b) for b in bounds_)
     for b in chosen:
         if BOUNDS[b.name].family == "quasi_uniform" and not quasi:
@@ -544,6 +757,10 @@ def _requested(bounds_: Sequence[str | Bound] | None, post: _Posterior, m: int):
                 f"{b.name} holds only for quasi-uniform posteriors over [H, -H] "
                 "(Q(h) + Q(-h) = 1/n for every voter) and m > 8; this posterior is not one"
             )
+        if "unlabeled" in BOUNDS[b.name].needs and post.unlabeled is None:
+            raise ValueError(f"{b.name} needs unlabeled examples: pass H_unlabeled")
+        if "pair_variance" in BOUNDS[b.name].needs and m < 2:
+            raise ValueError(f"{b.name} needs at least 2 examples (an empirical variance)")
     if len({b.name for b in chosen}) < len(chosen):
         raise ValueError("name each bound once")
     return chosen
@@ -558,6 +775,7 @@ def certify(
     delta: ArrayLike = 0.05,
     prior: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
+    H_unlabeled: ArrayLike | None = None,
 ) -> Certificate:
     """Every registered PAC-Bayes bound on the true risk of a majority vote, on its sample.
 
@@ -576,6 +794,10 @@ def certify(
         candidate stump and its complement for a matrix-free result).
       sample_weight: a 0/1 mask of the examples of the sample (e.g. a fold's training
         examples; traced masks are read as ``weight > 0``); default all of them.
+      H_unlabeled: ``(m', n)`` votes of the same voters on unlabeled examples drawn from the
+        same distribution (for a matrix-free result, their features): the disagreement of DIS
+        and PAC-Bound 1' is estimated on them (the labeled ``H`` may be appended, its labels
+        unused). With it, the default bounds include those two.
 
     Returns:
       :class:`Certificate`. Concrete inputs are validated and computed in float64 (module
@@ -583,17 +805,16 @@ def certify(
 
     Raises:
       ValueError: a posterior that is not a distribution, malformed votes or labels, ``delta``
-        outside ``(0, 1]``, an unknown bound, or a named bound whose family (quasi-uniform)
-        does not cover the posterior.
+        outside ``(0, 1]``, an unknown bound, a named bound whose family (quasi-uniform)
+        does not cover the posterior, or one that needs unlabeled votes not given.
     """
-    post = _posterior(posterior, H, prior)
+    post = _posterior(posterior, H, prior, H_unlabeled)
     if post.prior is None and post.log_size is None:  # uniform over the posterior's voters
         post = post._replace(log_size=np.log(np.shape(post.q)[0]))
-    arrays = (post.votes, y, post.q, post.prior, delta, sample_weight)
+    arrays = (post.votes, y, post.q, post.prior, delta, sample_weight, post.unlabeled)
     if not is_concrete(*arrays):
-        return _run(
-            post, y, sample_weight, delta, tuple(as_bound(b) for b in bounds or DEFAULT_BOUNDS)
-        )
+        names = bounds or _default_names(True, post.unlabeled is not None)
+        return _run(post, y, sample_weight, delta, tuple(as_bound(b) for b in names))
     _check_posterior(post, y, delta, sample_weight)
     m = np.shape(post.votes)[0] if sample_weight is None else int(np.sum(sample_weight))
     chosen = _requested(bounds, post, m)
@@ -603,6 +824,7 @@ def certify(
             q=_float64(post.q),
             prior=_float64(post.prior),
             log_size=_float64(post.log_size),
+            unlabeled=_float64(post.unlabeled),
         )
         return _to_numpy(_run(post, _float64(y), _float64(sample_weight), _float64(delta), chosen))
 
@@ -630,6 +852,12 @@ def certify_margins(
     chosen = tuple(as_bound(b) for b in bounds)
     if not quasi_uniform and any(BOUNDS[b.name].family is not None for b in chosen):
         raise ValueError("bounds of the quasi-uniform family need a quasi-uniform posterior")
+    for b in chosen:
+        if BOUNDS[b.name].needs:
+            raise ValueError(
+                f"{b.name} needs {BOUNDS[b.name].needs[0]} statistics that the margins do not "
+                "give: certify it with the votes (pacbound.certify.certify)"
+            )
     quasi = jnp.asarray(quasi_uniform) & (np.shape(margins)[0] > 8)
     if not is_concrete(margins, kl, delta, sample_weight):
         dtype = jnp.result_type(margins, float)
@@ -669,6 +897,7 @@ def _run(post: _Posterior, y: Any, rows: Any, delta: Any, chosen: tuple[Bound, .
     dtype = jnp.result_type(post.q, float)
     out = _certify(
         post.votes, jnp.asarray(y), rows, post.q, post.prior, post.log_size,
-        jnp.asarray(delta, dtype), _cast(chosen, dtype), complemented=post.complemented,
+        jnp.asarray(delta, dtype), _cast(chosen, dtype), post.unlabeled,
+        complemented=post.complemented,
     )  # fmt: skip
     return _finish(chosen, out, delta)

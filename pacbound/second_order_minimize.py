@@ -47,6 +47,7 @@ from pacbound.loss_statistics import (
 from pacbound.validation import check_delta, check_positive_int, is_concrete
 
 __all__ = [
+    "DEFAULT_OPTIMIZER",
     "OBJECTIVES",
     "BoundData",
     "MinimizeResult",
@@ -56,6 +57,11 @@ __all__ = [
     "minimize_over_mu",
     "tnd_alternating",
 ]
+
+
+DEFAULT_OPTIMIZER = optax.rprop(0.05)
+"""``optax.rprop(0.05)``, one object: the optimizer is a static argument of the jitted loops, so
+a new ``optax.rprop(0.05)`` per call would recompile them every call."""
 
 
 class BoundData(NamedTuple):
@@ -215,9 +221,10 @@ def minimize_bound(
       objective: a name in ``OBJECTIVES`` or a hashable function ``(rho, kl, data) -> bound``.
       data: the statistics and numbers (``bound_data``).
       prior: ``(n,)`` prior ``pi``, positive on every voter.
-      optimizer: any optax ``GradientTransformation`` (default ``optax.rprop(0.05)``: the
-        objective is deterministic, and sign-based steps settle the last digits that
-        ``adam`` leaves moving).
+      optimizer: any optax ``GradientTransformation`` (default ``DEFAULT_OPTIMIZER``,
+        ``optax.rprop(0.05)``: the objective is deterministic, and sign-based steps settle the
+        last digits that ``adam`` leaves moving); it is static: reuse the object to reuse the
+        compilation.
       steps: number of steps (static).
       theta0: starting logits (default zeros, i.e. ``rho = pi``).
 
@@ -226,7 +233,7 @@ def minimize_bound(
     """
     _check_run(prior, data, steps)
     objective = OBJECTIVES[objective] if isinstance(objective, str) else objective
-    optimizer = optax.rprop(0.05) if optimizer is None else optimizer
+    optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
     dtype = data.stats.tandem.dtype
     log_prior = jnp.log(jnp.asarray(prior, dtype))
     theta0 = jnp.zeros_like(log_prior) if theta0 is None else jnp.asarray(theta0, dtype)
@@ -321,7 +328,7 @@ def tnd_alternating(
     ``lambda = tnd_optimal_lambda(rho)``. Returns the lambda-form bound at the final ``rho``
     and ``lambda`` (as the authors report it; ``tnd_kl`` there is never larger)."""
     _check_run(prior, data, outer * inner)
-    optimizer = optax.rprop(0.05) if optimizer is None else optimizer
+    optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
     log_prior = jnp.log(jnp.asarray(prior, data.stats.tandem.dtype))
     return _run_scheme("tnd", data, log_prior, optimizer, outer, inner)
 
@@ -337,6 +344,6 @@ def cctnd_alternating(
     ``cctnd`` in ``rho`` at a fixed ``mu`` and the update ``mu = (G/2 - T) / (1/2 - G)`` at the
     new bounds on the tandem and Gibbs risks (``cctnd_optimal_mu``)."""
     _check_run(prior, data, outer * inner)
-    optimizer = optax.rprop(0.05) if optimizer is None else optimizer
+    optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
     log_prior = jnp.log(jnp.asarray(prior, data.stats.tandem.dtype))
     return _run_scheme("cctnd", data, log_prior, optimizer, outer, inner)

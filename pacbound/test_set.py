@@ -17,22 +17,23 @@ kl or Hoeffding relaxation of it.
 
 The CDF sums Loader's saddle-point form of the binomial probabilities, ``b(i; n, p) =
 sqrt(n / (2 pi i (n - i))) exp(s(n) - s(i) - s(n - i) - bd0(i, np) - bd0(n - i, n(1 - p)))``
-with ``s`` the Stirling error and ``bd0(x, M) = x ln(x / M) + M - x`` by its series near
-``x = M``, accurate in float32 for ``n`` up to ``2^24``.
+with ``s`` the Stirling error (:func:`pacbound.numerics.stirling_error`) and
+``bd0(x, M) = x ln(x / M) + M - x`` by its series near ``x = M``, accurate in float32 for ``n``
+up to ``2^24``.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 
 import jax
 import jax.numpy as jnp
 from jax import lax
-from jax.scipy.special import gammaln, logsumexp
+from jax.scipy.special import logsumexp
 from jax.typing import ArrayLike
 
 from pacbound.loss_statistics import check_posterior
+from pacbound.numerics import stirling_error
 from pacbound.validation import check_delta
 
 __all__ = [
@@ -45,16 +46,6 @@ __all__ = [
 WINDOW = 8192  # binomial terms summed exactly below k; the rest by a geometric tail bound
 _BISECTION_STEPS = 80
 _SERIES_TERMS = 12
-
-
-def _stirling_error(x: jax.Array) -> jax.Array:
-    """``ln x! - (x + 1/2) ln x + x - ln sqrt(2 pi)``: direct below 16, asymptotic above."""
-    big = jnp.maximum(x, 16.0)
-    inv = 1.0 / big**2
-    series = (1 / 12 - inv * (1 / 360 - inv * (1 / 1260 - inv / 1680))) / big
-    safe = jnp.maximum(x, 1.0)
-    direct = gammaln(safe + 1.0) - (safe + 0.5) * jnp.log(safe) + safe - 0.5 * math.log(2 * math.pi)
-    return jnp.where(x < 16.0, direct, series)
 
 
 def _deviance(x: jax.Array, mean: jax.Array) -> jax.Array:
@@ -78,9 +69,9 @@ def _log_pmf(i: jax.Array, n: jax.Array, p: jax.Array) -> jax.Array:
     ii, rest = jnp.where(inner, i, 1.0), jnp.where(inner, n - i, 1.0)
     log_inner = (
         0.5 * (jnp.log(n) - jnp.log(2.0 * jnp.pi * ii * rest))
-        + _stirling_error(n)
-        - _stirling_error(ii)
-        - _stirling_error(rest)
+        + stirling_error(n)
+        - stirling_error(ii)
+        - stirling_error(rest)
         - _deviance(ii, n * p)
         - _deviance(rest, n * q)
     )

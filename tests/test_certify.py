@@ -7,8 +7,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound.certify import BOUNDS, DEFAULT_BOUNDS, certify, certify_margins
+from pacbound.certify import (
+    BOUNDS,
+    DEFAULT_BOUNDS,
+    bound_value,
+    ccpbb_bound,
+    certify,
+    certify_margins,
+    split_kl_bound,
+)
 from tests.reference import bounds_numpy as R
+from tests.reference import second_order_numpy as S
 
 DELTA = 0.05
 
@@ -37,8 +46,51 @@ def reference(H, y, q, prior=None, delta=DELTA):
         "cbound_roy2016": R.cbound_roy2016(mu1, mu2, kl, m, delta),
         "pac_bound_1": R.pac_bound_1(gibbs, dis, kl, m, delta),
         "pac_bound_2": R.pac_bound_2(gibbs, dis, kl, m, delta),
+        **second_order_reference(Hq, y, q, kl, delta),
     }
     return {k: min(v, 1.0) for k, v in values.items()}
+
+
+MU_GRID = np.linspace(-0.5, 0.45, 20)  # certify's default grid of mu
+
+
+def best_cctnd(t, g, kl, m, delta):
+    """CCTND minimized over mu by SciPy on each branch (mu < 0, mu >= 0): no union bound."""
+    from scipy.optimize import minimize_scalar
+
+    def f(mu):
+        return S.cctnd_bound(t, g, kl, m, m, delta, mu, clip=False)
+
+    branches = [(-20.0, 0.0), (0.0, 0.5 - 1e-12)]
+    opts = {"xatol": 1e-13}
+    best = [minimize_scalar(f, bounds=b, method="bounded", options=opts).fun for b in branches]
+    return min(*best, f(0.0))
+
+
+def second_order_reference(Hq, y, q, kl, delta, Hq_unlabeled=None, bounds=("default",)):
+    """The second-order bounds of ``q`` over the columns of ``Hq`` from the independent
+    reference: its statistics of the ±1 error matrix (tandem, Gibbs, disagreement, the
+    mu-tandem split parts and variances), its bounds; mu grids with their union bound."""
+    E, m, q = S.error_matrix(Hq, y), len(y), q / np.sum(q)  # certify normalizes q too
+    g, t = S.gibbs_risk(E, q), S.tandem_risk(E, q)
+    out = {
+        "tnd": S.tnd_bound(t, kl, m, delta),
+        "cctnd": best_cctnd(t, g, kl, m, delta),
+        "pac_bound_2_prime": S.pac_bound_2_prime(g, S.disagreement(Hq, q), kl, m, delta),
+    }
+    parts = np.array([S.mu_tandem_split_risks(E, q, mu) for mu in MU_GRID])
+    out["split_kl"] = S.split_kl_tandem_bound_grid(MU_GRID, *parts.T, kl, m, delta)
+    if "all" in bounds:
+        lam = S.tnd_optimal_lambda(t, kl, m, delta)
+        out["tnd_lambda"] = S.tnd_lambda_bound(t, kl, m, delta, lam)
+        means = [S.mu_tandem_risk(E, q, mu) for mu in MU_GRID]
+        variances = [S.mu_tandem_variance(E, q, mu) for mu in MU_GRID]
+        out["ccpbb"] = S.ccpbb_bound_grid(MU_GRID, means, variances, kl, m, delta)
+    if Hq_unlabeled is not None:
+        d_u, m_u = S.disagreement(Hq_unlabeled, q), len(Hq_unlabeled)
+        out["dis"] = S.dis_bound(g, d_u, kl, m, m_u, delta)
+        out["pac_bound_1_prime"] = S.pac_bound_1_prime(g, d_u, kl, m, m_u, delta)
+    return {k: min(max(v, 0.0), 1.0) for k, v in out.items()}
 
 
 def some_posterior(n, seed=1):
@@ -197,3 +249,154 @@ def test_registry_names_and_unknown_bounds():
         certify(some_posterior(5), H, y, bounds=["nope"])
     with pytest.raises(ValueError, match="delta"):
         certify(some_posterior(5), H, y, delta=0.0)
+
+
+def test_every_entry_point_certifies_the_same_posterior_the_same():
+    """Issue #20: certify, the estimators' bound(), select_by_bound (one cell: delta / 1) and
+    the CLI's columns (the estimators' certificate) agree with the independent reference."""
+    from pacbound import sweep
+    from pacbound.estimators import CBBoostClassifier
+    from pacbound.solvers import cbboost
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=120) > 0, 1.0, -1.0)
+    clf = CBBoostClassifier(n_rounds=8, n_stumps=3).fit(X, y)
+    H = np.asarray(clf.voters_.votes(X), np.float64)
+    q = clf.posterior_
+    want = reference(H, y, q)
+    result = cbboost(H, y, 8)
+    np.testing.assert_allclose(result.q, q, atol=1e-12)
+    selected = sweep.select_by_bound(cbboost, H, y, bound="pac_bound_2", n_rounds=np.array([8]))
+    from_certify = certify(result, H, y)
+    for name in ("seeger", "pac_bound_2", "cbound_roy2016"):
+        for value in (clf.bound(name), from_certify.bounds[name]):
+            np.testing.assert_allclose(value, want[name], rtol=1e-9, err_msg=name)
+    np.testing.assert_allclose(selected.bounds[0], want["pac_bound_2"], rtol=1e-9)
+    table = clf.certificate(DELTA, ["cbound_roy2016", "pac_bound_2"])  # the CLI's columns
+    np.testing.assert_allclose(table.bounds["pac_bound_2"], want["pac_bound_2"], rtol=1e-9)
+    half = reference(H, y, q, delta=DELTA / 2)
+    np.testing.assert_allclose(table.best[1], min(half["cbound_roy2016"], half["pac_bound_2"]))
+
+
+# ------------------------------------------------------------------ second-order bounds
+def strong_problem(m=1500, n=5, seed=3):
+    """Voters accurate enough for every second-order bound to be informative (below 1)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1.0, 1.0], m)
+    right = rng.random((m, n)) < np.linspace(0.75, 0.9, n)
+    H = np.where(right, y[:, None], -y[:, None])
+    q = np.r_[rng.dirichlet(np.ones(n) * 2), np.zeros(n)] * 0.95 + 0.005
+    return H, y, q / q.sum()
+
+
+def test_every_second_order_bound_equals_the_reference_on_the_same_posterior():
+    """TND, its lambda form, CCTND at the best mu, split-kl and CCPBB over the mu grid with
+    their union bound, PAC-Bound 2', DIS and PAC-Bound 1' with unlabeled votes: each from
+    ``certify`` = the reference's bound of the reference's statistics of the same posterior."""
+    H, y, q = strong_problem()
+    H_u = np.where(np.random.default_rng(9).random((700, 5)) < 0.5, 1.0, -1.0)
+    names = ["tnd", "tnd_lambda", "cctnd", "split_kl", "ccpbb", "pac_bound_2_prime"]
+    cert = certify(q, H, y, bounds=[*names, "dis", "pac_bound_1_prime"], H_unlabeled=H_u)
+    kl = R.kl_divergence(q, np.full(10, 0.1))
+    want = second_order_reference(
+        np.c_[H, -H], y, q, kl, DELTA, Hq_unlabeled=np.c_[H_u, -H_u], bounds=("all",)
+    )
+    assert set(cert.bounds) == set(want)
+    for name, value in want.items():
+        assert value < 1.0, name  # an informative case
+        np.testing.assert_allclose(cert.bounds[name], value, rtol=1e-9, err_msg=name)
+    for name in ("split_kl", "ccpbb"):
+        assert float(cert.c[name]) in [pytest.approx(mu) for mu in MU_GRID]
+    assert cert.majority_vote_risk <= min(cert.bounds.values())
+
+
+def test_second_order_bounds_of_real_valued_voters_follow_the_margin_forms():
+    """Real-valued votes in [-1, 1]: W = (1 - M) / 2 per example; the tandem risk is E[W^2], the
+    pairs' losses the bilinear extensions (e_a - mu)(e_b - mu) of the expected errors; CCPBB's
+    variance is checked against a pair-by-pair NumPy loop."""
+    rng = np.random.default_rng(4)
+    m, n = 400, 4
+    y = rng.choice([-1.0, 1.0], m)
+    H = np.clip(y[:, None] * rng.uniform(-0.3, 1.0, (m, n)), -1, 1)
+    q = rng.dirichlet(np.ones(n))
+    mu_grid = np.array([-0.2, 0.0, 0.1, 0.25])
+    bounds = ["tnd", "cctnd", split_kl_bound(mu_grid), ccpbb_bound(mu_grid)]
+    cert = certify(q, H, y, bounds=bounds)
+    kl = R.kl_divergence(q, np.full(n, 1 / n))
+    errors = (1 - y[:, None] * H) / 2
+    W = errors @ q
+    g, t = W.mean(), np.mean(W**2)
+    np.testing.assert_allclose(cert.bounds["tnd"], S.tnd_bound(t, kl, m, DELTA), rtol=1e-9)
+    np.testing.assert_allclose(cert.bounds["cctnd"], best_cctnd(t, g, kl, m, DELTA), rtol=1e-9)
+    k = len(mu_grid)
+    split, ccpbb = [], []
+    for mu in mu_grid:
+        pair_loss = (errors[:, :, None] - mu) * (errors[:, None, :] - mu)  # (m, n, n)
+        variance = np.einsum("a,b,ab->", q, q, pair_loss.var(axis=0, ddof=1))
+        ccpbb.append(S.ccpbb_bound(np.mean((W - mu) ** 2), variance, kl, m, DELTA / k, mu))
+        rates = np.mean(W**2), np.mean(2 * W * (1 - W)), np.mean((1 - W) ** 2)
+        plus, minus = ((1 - 2 * mu) * rates[0], mu * rates[1]) if mu >= 0 else (
+            (1 - mu) * rates[0], -mu * rates[2])  # fmt: skip
+        split.append(S.split_kl_tandem_bound(plus, minus, kl, m, DELTA / k, mu))
+    np.testing.assert_allclose(cert.bounds["ccpbb"], min(ccpbb), rtol=1e-9)
+    np.testing.assert_allclose(cert.bounds["split_kl"], min(split), rtol=1e-9)
+
+
+def test_unlabeled_bounds_join_the_defaults_only_with_unlabeled_votes():
+    H, y, q = strong_problem(m=300)
+    assert not {"dis", "pac_bound_1_prime", "ccpbb", "tnd_lambda"} & set(DEFAULT_BOUNDS)
+    assert {"tnd", "cctnd", "split_kl", "pac_bound_2_prime"} <= set(DEFAULT_BOUNDS)
+    plain = certify(q, H, y)
+    assert not {"dis", "pac_bound_1_prime"} & set(plain.bounds)
+    H_u = np.r_[H, -H[:50]]  # the labeled votes may be pooled with the unlabeled ones
+    pooled = certify(q, H, y, H_unlabeled=H_u)
+    assert {"dis", "pac_bound_1_prime"} <= set(pooled.bounds)
+    for name in plain.bounds:
+        np.testing.assert_allclose(pooled.bounds[name], plain.bounds[name], rtol=1e-12)
+    np.testing.assert_allclose(pooled.statistics.m_unlabeled, len(H_u))
+    with pytest.raises(ValueError, match="H_unlabeled"):
+        certify(q, H, y, bounds=["dis"])
+    with pytest.raises(ValueError, match="H_unlabeled"):
+        certify(q, H, y, H_unlabeled=H_u[:, :3])
+    margins = y * (np.c_[H, -H] @ q)
+    for name in ("ccpbb", "dis"):
+        with pytest.raises(ValueError, match="certify it with"):
+            certify_margins(margins, 0.5, bounds=[name])
+
+
+def test_traced_second_order_certificate_equals_the_concrete_one():
+    H, y, q = strong_problem(m=300)
+    H_u = H[:100]
+    names = ["tnd", "cctnd", "split_kl", "ccpbb", "pac_bound_2_prime", "dis"]
+    concrete = certify(q, H, y, bounds=names, H_unlabeled=H_u)
+    traced = jax.jit(lambda q: certify(q, H, y, bounds=names, H_unlabeled=H_u).bounds)(q)
+    for name in names:
+        np.testing.assert_allclose(traced[name], concrete.bounds[name], rtol=1e-10, err_msg=name)
+    batch = jax.vmap(lambda q: certify(q, H, y, bounds=["ccpbb", "tnd"]).bounds)(np.stack([q, q]))
+    np.testing.assert_allclose(batch["ccpbb"], concrete.bounds["ccpbb"], rtol=1e-10)
+
+
+def test_registered_values_are_raw_for_minimizers_and_clipped_in_certificates():
+    """The objective of the minimizers is the unclipped bound (a slope above 1); the certificate
+    is clipped at 1; split-kl's minimizer moves mu linearly inside the grid's range."""
+    H, y = problem(m=60)
+    q = some_posterior(5)
+    cert = certify(q, H, y, bounds=["tnd", "split_kl", "cctnd"])
+    for name in ("tnd", "split_kl", "cctnd"):
+        assert float(cert.bounds[name]) == 1.0
+        stats = cert.statistics
+        raw = bound_value(split_kl_bound() if name == "split_kl" else _named(name), stats, DELTA)
+        assert float(raw) > 1.0, name
+    split = split_kl_bound(np.array([-0.2, 0.3]))
+    stats = cert.statistics
+    at_low = bound_value(split, stats, DELTA, log_c=-5.0)  # mu clipped to -0.2, not exp(-5)
+    np.testing.assert_allclose(at_low, bound_value(split, stats, DELTA, log_c=-0.2), rtol=1e-12)
+    with pytest.raises(ValueError, match="< 1/2"):
+        split_kl_bound([0.1, 0.5])
+
+
+def _named(name):
+    from pacbound.certify import as_bound
+
+    return as_bound(name)

@@ -1,5 +1,6 @@
 """The shared column-generation machinery: exact projection, the two master solvers, the
-candidate oracles and the boundary checks (the learners have their own test files)."""
+implicit pricing of ``[H, -H]``, the public signatures and the boundary checks (the learners
+have their own test files)."""
 
 import inspect
 
@@ -12,11 +13,13 @@ from scipy.optimize import linprog
 from pacbound import solvers
 from pacbound.optimization.interior_point import solve_soft_margin
 from pacbound.optimization.simplex_qp import project_simplex_halfspace, solve_simplex_qp
+from pacbound.solvers.candidates import dense_candidates, search_candidates
 from pacbound.solvers.cgboost import cgboost
-from pacbound.solvers.column_generation_loop import dense_oracle, stumps_oracle
+from pacbound.solvers.column_generation_loop import complemented_edges, complemented_votes
 from pacbound.solvers.cqboost import cqboost
 from pacbound.solvers.lpboost import lpboost
 from pacbound.solvers.mdboost import mdboost
+from pacbound.solvers.protocol import traits
 from pacbound.voters import stump_search
 from tests.reference import column_generation_cvxopt as ref
 
@@ -93,70 +96,115 @@ def test_soft_margin_ipm_brackets_the_reference_optimum(rho):
         assert np.max(K[:, active].T @ alpha) <= 1 + 1e-12
 
 
-def test_oracles_price_and_build_the_columns_they_name():
+def _reference_index(index, d, P, m):
+    """A self-complemented candidate index of the padded ``(d, P)`` stump layout as a column of
+    ``ref.all_stumps`` (``-1`` where the position is no stump)."""
+    base, negative = index % (d * P), index >= d * P
+    f, k = np.divmod(base, P)
+    column = f * (m - 1) + k + negative * d * (m - 1)
+    return np.where(k < m - 1, column, -1)
+
+
+def test_candidates_price_and_build_the_columns_they_name():
+    """[H, -H] priced implicitly: edges and votes of every voter and its complement."""
     X, _, H = ref.stump_problem(m=30, features=(0, 7))
+    S = H[:, : H.shape[1] // 2]
     a = np.random.default_rng(2).normal(size=30)
-    dense = dense_oracle(jnp.asarray(H))
-    np.testing.assert_allclose(np.asarray(dense.edges(jnp.asarray(a))), a @ H, atol=1e-12)
-    np.testing.assert_array_equal(np.asarray(dense.column(3)), H[:, 3])
-    oracle = stumps_oracle(stump_search(X), jnp.float64)
+    dense = dense_candidates(jnp.asarray(S), jnp.float64)
+    np.testing.assert_allclose(np.asarray(complemented_edges(dense, jnp.asarray(a))), a @ H,
+                               atol=1e-12)  # fmt: skip
+    for j in (3, S.shape[1] + 3):
+        np.testing.assert_array_equal(np.asarray(complemented_votes(dense, j, jnp.float64)),
+                                      H[:, j])  # fmt: skip
+    search = stump_search(X)
+    stumps = search_candidates(search, jnp.float64)
+    (d, P), m = search.candidate_mask().shape, len(X)
     H_all = ref.all_stumps(X)
-    edges = np.asarray(oracle.edges(jnp.asarray(a)))
-    valid = ~np.isnan(H_all).any(axis=0)
-    assert oracle.size == H_all.shape[1]
+    edges = np.asarray(complemented_edges(stumps, jnp.asarray(a)))
+    column = _reference_index(np.arange(2 * d * P), d, P, m)
+    valid = column >= 0
+    valid[valid] = ~np.isnan(H_all[:, column[valid]]).any(axis=0)
     np.testing.assert_array_equal(np.isinf(edges), ~valid)
-    np.testing.assert_allclose(edges[valid], a @ H_all[:, valid], atol=1e-12)
+    assert valid.sum() == (~np.isnan(H_all).any(axis=0)).sum()
+    np.testing.assert_allclose(edges[valid], a @ H_all[:, column[valid]], atol=1e-12)
     for j in np.flatnonzero(valid)[::7]:
-        np.testing.assert_array_equal(np.asarray(oracle.column(j)), H_all[:, j])
+        votes = np.asarray(complemented_votes(stumps, j, jnp.float64))
+        np.testing.assert_array_equal(votes, H_all[:, column[j]])
 
 
 def test_buffer_full_is_reported_not_converged():
     _, y, H = ref.stump_problem()
-    r = cqboost(H, y, 0.3, 1e-6, 3)
-    assert int(r.n_columns) == 3 and not bool(r.converged) and float(r.max_violation) > 1e-6
-    assert np.all(np.asarray(r.selected) >= 0)
+    r = cqboost(H[:, : H.shape[1] // 2], y, 0.3, tol=1e-6, max_iter=3)
+    assert int(r.steps) == 3 and not bool(r.converged) and float(r.info.max_violation) > 1e-6
+    assert int(r.info.n_columns) == 3 and np.all(np.asarray(r.info.selected) >= 0)
 
 
 def test_jit_of_the_public_function_equals_eager():
     _, y, H = ref.stump_problem()
-    jitted = jax.jit(lambda C: lpboost(H, y, C, 1e-6, 40))
-    by_keyword = lpboost(H=H, y=y, C=0.5, max_columns=40)  # the public signature binds names
+    S = H[:, : H.shape[1] // 2]
+    jitted = jax.jit(lambda C: lpboost(S, y, C, tol=1e-6, max_iter=40))
+    by_keyword = lpboost(H=S, y=y, C=0.5, max_iter=40)  # real signatures bind names
     np.testing.assert_allclose(jitted(0.5).objective, by_keyword.objective)
+    np.testing.assert_allclose(jitted(0.5).q, by_keyword.q)
 
 
-def test_public_functions_keep_their_signatures():
-    values = {cqboost: "mu", mdboost: "D", lpboost: "C", cgboost: "C"}
-    for learner, value in values.items():
-        for fn, first in (
-            (learner, "H"),
-            (getattr(solvers, f"{learner.__name__}_stumps"), "search"),
-        ):
-            params = inspect.signature(fn).parameters
-            assert list(params) == [first, "y", value, "eps", "max_columns", "sample_weight",
-                                    "rtol", "max_iter"]  # fmt: skip
-            assert params["eps"].default == 1e-6 and params["max_columns"].default == 100
-            assert params["sample_weight"].kind == inspect.Parameter.KEYWORD_ONLY
-            assert fn.__module__ == learner.__module__ and fn.__doc__
-    with pytest.raises(TypeError, match="C"):
-        lpboost(np.ones((4, 2)), np.array([1.0, -1, 1, -1]))
+LEARNERS = {cqboost: "mu", mdboost: "D", lpboost: "C", cgboost: "C"}
+MASTER_MAX_ITER = {cqboost: 50_000, mdboost: 50_000, lpboost: 100, cgboost: 100}
+
+
+@pytest.mark.parametrize("dense", LEARNERS, ids=lambda f: f.__name__)
+def test_public_functions_are_defs_on_the_protocol(dense):
+    """Real ``def``s (named, documented, found by ``inspect.getsource``) with the protocol's
+    vocabulary: hyperparameter positional, the rest keyword-only; ``_stumps`` matrix-free."""
+    stumps = getattr(solvers, f"{dense.__name__}_stumps")
+    for fn, first in ((dense, "H"), (stumps, "search")):
+        params = inspect.signature(fn).parameters
+        assert list(params) == [first, "y", LEARNERS[dense], "sample_weight", "tol", "max_iter",
+                                "master_tol", "master_max_iter"]  # fmt: skip
+        keyword = [p.name for p in params.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
+        assert keyword == list(params)[3:]
+        defaults = {name: p.default for name, p in params.items() if name in keyword}
+        assert defaults == {
+            "sample_weight": None,
+            "tol": 1e-6,
+            "max_iter": 100,
+            "master_tol": None,
+            "master_max_iter": MASTER_MAX_ITER[dense],
+        }
+        assert fn.__code__.co_name == fn.__name__ and f"def {fn.__name__}(" in inspect.getsource(fn)
+        assert fn.__module__ == dense.__module__ and LEARNERS[dense] in fn.__doc__
+        assert traits(fn).matrix_free == (fn is stumps)
+    with pytest.raises(TypeError):
+        dense(np.ones((4, 2)), np.array([1.0, -1, 1, -1]))
+    with pytest.raises(TypeError):  # options are keyword-only
+        dense(np.ones((4, 2)), np.array([1.0, -1, 1, -1]), 0.5, None)
 
 
 def test_boundary_checks():
-    _, y, H = ref.stump_problem()
+    X, y, H = ref.stump_problem()
+    S = H[:, : H.shape[1] // 2]
     with pytest.raises(ValueError, match="labels"):
-        lpboost(H, np.where(y > 0, 1.0, 0.0), 1.0)
+        lpboost(S, np.where(y > 0, 1.0, 0.0), 1.0)
     with pytest.raises(ValueError, match="sample_weight"):
-        lpboost(H, y, 1.0, sample_weight=np.ones(3))
+        lpboost(S, y, 1.0, sample_weight=np.ones(3))
     with pytest.raises(ValueError, match="sample_weight"):
-        lpboost(H, y, 1.0, sample_weight=-np.ones(len(y)))
-    with pytest.raises(ValueError, match="eps"):
-        lpboost(H, y, 1.0, -1.0)
-    with pytest.raises(ValueError, match="max_columns"):
-        lpboost(H, y, 1.0, 1e-6, 0)
+        lpboost(S, y, 1.0, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="tol"):
+        lpboost(S, y, 1.0, tol=-1.0)
+    with pytest.raises(ValueError, match="max_iter"):
+        lpboost(S, y, 1.0, max_iter=0)
+    with pytest.raises(ValueError, match="master_tol"):
+        cqboost(S, y, 0.2, master_tol=0.0)
+    with pytest.raises(ValueError, match="master_max_iter"):
+        mdboost(S, y, 1.0, master_max_iter=0)
     with pytest.raises(ValueError, match="C"):
-        lpboost(H, y, 0.0)
+        lpboost(S, y, 0.0)
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
-        lpboost(2 * H, y, 1.0)
+        lpboost(2 * S, y, 1.0)
+    with pytest.raises(ValueError, match="search"):
+        solvers.lpboost_stumps(S, y, 1.0)
+    with pytest.raises(ValueError, match="y must have shape"):
+        solvers.cgboost_stumps(stump_search(X), y[:-1], 1.0)
 
 
 def test_highs_reference_agrees_with_its_own_dual():

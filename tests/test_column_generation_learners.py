@@ -1,9 +1,11 @@
 """CqBoost, MDBoost, LPBoost and CG-Boost (roy2016 §4-6) against CVXOPT / HiGHS.
 
-The four learners share their tests (restricted and full programs against the references,
-zero weights against slicing, ``vmap`` over the hyperparameter and fold masks without
-recompiling, float32, the matrix-free stumps); each keeps its own reference checks
-(``_check_*``) and tests below. One small wdbc problem, ``(80, 40)`` votes.
+The learners take the voters ``S`` as the user has them and weigh ``[S, -S]`` implicitly; the
+references solve the same programs on the materialized ``H = [S, -S]``. The four learners
+share their tests (restricted and full programs against the references, zero weights against
+slicing, ``jit`` / ``vmap`` over the hyperparameter and fold masks without recompiling, in
+float64 and float32, the matrix-free stumps, a posterior that sums to 1); each keeps its own
+reference checks (``_check_*``) and tests below. One small wdbc problem, ``(80, 20)`` votes.
 """
 
 from collections.abc import Callable
@@ -14,16 +16,43 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from pacbound import voters
 from pacbound.margins import margin_moments
+from pacbound.solvers.candidates import split_index
 from pacbound.solvers.cgboost import cgboost, cgboost_stumps
-from pacbound.solvers.column_generation import majority_vote
 from pacbound.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
 from pacbound.solvers.lpboost import lpboost, lpboost_stumps
 from pacbound.solvers.mdboost import mdboost, mdboost_stumps
-from pacbound.voters import stump_search, stumps_vote
+from pacbound.voters import stump_search
 from tests.reference import column_generation_cvxopt as ref
 
 MAX_COLUMNS = 40
+
+
+def _split(H):
+    """The voters ``S`` the user has, from the reference's ``H = [S, -S]``."""
+    return H[:, : H.shape[1] // 2]
+
+
+def _program_q(r, size):
+    """The program's own (unnormalized) weights scattered onto the ``size`` columns of
+    ``[S, -S]``."""
+    selected = np.asarray(r.info.selected)
+    q = np.zeros(size)
+    np.add.at(q, selected[selected >= 0], np.asarray(r.info.program_weights)[selected >= 0])
+    return q
+
+
+def _check_posterior(r, size, rtol=1e-12):
+    """``q`` is the program's weights normalized over ``[S, -S]`` (uniform for the empty vote)
+    and ``weights = q[:n] - q[n:]``."""
+    q, program = np.asarray(r.q, np.float64), _program_q(r, size)
+    assert q.shape == (size,) and np.all(q >= 0)
+    np.testing.assert_allclose(q.sum(), 1, rtol=rtol)
+    expected = program / program.sum() if program.sum() > 0 else np.full(size, 1 / size)
+    np.testing.assert_allclose(q, expected, rtol=rtol, atol=rtol / size)
+    q = np.asarray(r.q)  # the difference in the result's dtype
+    np.testing.assert_array_equal(np.asarray(r.weights), q[: size // 2] - q[size // 2 :])
 
 
 def _check_cqboost(H, y, mu, r, full):
@@ -33,7 +62,7 @@ def _check_cqboost(H, y, mu, r, full):
     mu1, mu2 = margin_moments(H, y, q)
     assert float(mu1) >= mu - 1e-12
     np.testing.assert_allclose(float(mu2), float(r.objective), rtol=1e-12)
-    assert ref.max_violation(H, y, r.alpha, float(r.nu)) <= 1e-6
+    assert ref.max_violation(H, y, r.info.alpha, float(r.info.nu)) <= 1e-6
     assert int((q > 0).sum()) < H.shape[1]
 
 
@@ -45,26 +74,29 @@ def _check_mdboost(H, y, D, r, full):
     np.testing.assert_allclose(
         m * (D * m / (2 * (m - 1)) * (mu2 - mu1**2) - mu1), float(r.objective), rtol=1e-10
     )
-    assert ref.max_violation(H, y, r.alpha, float(r.nu)) <= 1e-6
+    assert ref.max_violation(H, y, r.info.alpha, float(r.info.nu)) <= 1e-6
 
 
 def _check_lpboost(H, y, C, r, full):
-    """``1^T q + C sum xi``; duals in ``[0, C]``, feasible for ``edge <= 1`` on every column."""
-    q, alpha = np.asarray(r.q), np.asarray(r.alpha)
+    """``1^T q + C sum xi`` in the LP's ``q``; duals in ``[0, C]``, feasible for ``edge <= 1``
+    on every column; the vote ``S @ weights`` is the LP's up to its scale ``1^T q``."""
+    q, alpha = _program_q(r, H.shape[1]), np.asarray(r.info.alpha)
     slack = np.maximum(0, 1 - y * (H @ q))
     np.testing.assert_allclose(q.sum() + C * slack.sum(), float(r.objective), rtol=1e-12)
     assert np.all(q >= 0) and np.all(alpha >= 0) and np.all(alpha <= C + 1e-12)
     assert ref.max_violation(H, y, alpha, 1.0) <= 1e-6
-    np.testing.assert_allclose(np.asarray(majority_vote(r, H)), H @ q, atol=1e-12)
+    vote = _split(H) @ np.asarray(r.weights)
+    np.testing.assert_allclose(vote * q.sum(), H @ q, atol=1e-12)
 
 
 def _check_cgboost(H, y, C, r, full):
     """``q^T q / 2 + C sum xi``; the QP's ``q`` is unique; ``edge_i <= q_i`` on every column."""
-    q = np.asarray(r.q)
+    q = _program_q(r, H.shape[1])
     np.testing.assert_allclose(q, full.q, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(r.q), full.q / full.q.sum(), atol=1e-5)
     slack = np.maximum(0, 1 - y * (H @ q))
     np.testing.assert_allclose(q @ q / 2 + C * slack.sum(), float(r.objective), rtol=1e-12)
-    assert np.max(H.T @ (y * np.asarray(r.alpha)) - q) <= 1e-6
+    assert np.max(H.T @ (y * np.asarray(r.info.alpha)) - q) <= 1e-6
 
 
 class Case(NamedTuple):
@@ -75,7 +107,7 @@ class Case(NamedTuple):
     value: float  # of the weighted, vmapped and float32 runs
     check: Callable  # the learner's own checks: check(H, y, value, result, full_solution)
     unique_q: bool  # the optimal q is unique (not LPBoost's LP)
-    stumps: Callable  # (X, y, search) -> (X, y, value, max_columns) of the matrix-free test
+    stumps: Callable  # (X, y, search) -> (X, y, value, max_iter) of the matrix-free test
 
 
 CASES = {
@@ -99,13 +131,13 @@ def problem():
 
 @pytest.fixture(scope="module")
 def solved(problem):
-    """``solved(name, value)``: the learner's run at ``value``, computed once."""
+    """``solved(name, value)``: the learner's run at ``value`` on ``S``, computed once."""
     _, y, H = problem
     cache = {}
 
     def get(name, value):
         if (name, value) not in cache:
-            cache[name, value] = CASES[name].fit(H, y, value, 1e-6, MAX_COLUMNS)
+            cache[name, value] = CASES[name].fit(_split(H), y, value, max_iter=MAX_COLUMNS)
         return cache[name, value]
 
     return get
@@ -113,57 +145,80 @@ def solved(problem):
 
 @pytest.mark.parametrize(("name", "value"), VALUES)
 def test_matches_reference_restricted_and_full(problem, solved, name, value):
+    """The learner on ``S`` solves the reference's program on ``[S, -S]``: restricted to the
+    columns it selected, and over all of them."""
     _, y, H = problem
     case, r = CASES[name], solved(name, value)
-    assert bool(r.converged)
-    cols = np.asarray(r.selected)[: int(r.n_columns)]
+    assert bool(r.converged) and int(r.steps) == int(r.info.n_columns)
+    cols = np.asarray(r.info.selected)[: int(r.steps)]
     full = case.program(H, y, value)
     restricted = case.program(H[:, cols], y, value)
     np.testing.assert_allclose(float(r.objective), restricted.objective, rtol=1e-8)
     np.testing.assert_allclose(float(r.objective), full.objective, rtol=1e-6)
-    # the dual certificate: no column outside the program violates edge <= nu by > eps
+    # the dual certificate: no column outside the program violates edge <= nu by > tol
     others = np.setdiff1d(np.arange(H.shape[1]), cols)
-    assert ref.max_violation(H[:, others], y, r.alpha, float(r.nu)) <= 1e-6
-    assert float(r.max_violation) <= 1e-6
+    assert ref.max_violation(H[:, others], y, r.info.alpha, float(r.info.nu)) <= 1e-6
+    assert float(r.info.max_violation) <= 1e-6
+    assert r.stumps is None and r.info.n_candidates is None
     case.check(H, y, value, r, full)
+
+
+@pytest.mark.parametrize(("name", "value"), VALUES)
+def test_posterior_is_the_normalized_program(problem, solved, name, value):
+    """``q`` sums to 1 over ``[S, -S]`` for every learner (LPBoost's and CG-Boost's programs
+    do not: their ``q`` is divided by its sum)."""
+    _check_posterior(solved(name, value), problem[2].shape[1])
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_zero_weights_equal_slicing(problem, name):
     _, y, H = problem
-    case = CASES[name]
+    S, case = _split(H), CASES[name]
     keep = np.arange(len(y)) % 4 != 1
-    masked = case.fit(H, y, case.value, 1e-6, MAX_COLUMNS, sample_weight=keep.astype(float))
-    sliced = case.fit(H[keep], y[keep], case.value, 1e-6, MAX_COLUMNS)
+    masked = case.fit(S, y, case.value, max_iter=MAX_COLUMNS, sample_weight=keep.astype(float))
+    sliced = case.fit(S[keep], y[keep], case.value, max_iter=MAX_COLUMNS)
     np.testing.assert_allclose(float(masked.objective), float(sliced.objective), rtol=1e-8)
     if case.unique_q:
         np.testing.assert_allclose(np.asarray(masked.q), np.asarray(sliced.q), atol=1e-6)
-    np.testing.assert_array_equal(np.asarray(masked.alpha)[~keep], 0)
+    np.testing.assert_array_equal(np.asarray(masked.info.alpha)[~keep], 0)
     weighted = case.program(H, y, case.value, keep.astype(float))
     np.testing.assert_allclose(float(masked.objective), weighted.objective, rtol=1e-6)
 
 
+# float64: as tight as the single runs are; float32: within float32's master tolerance
+AGREEMENT = {np.float64: (1e-9, 1e-7), np.float32: (1e-4, 1e-4)}  # objective rtol, q atol
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
 @pytest.mark.parametrize("name", CASES)
-def test_vmap_over_value_and_folds_equals_single_runs_without_recompiling(
-    problem, name, no_compilation
-):
+def test_jit_vmap_and_eager_agree_without_recompiling(problem, name, dtype, no_compilation):
+    """``jit`` == no-jit == ``vmap`` over the hyperparameter and 0/1 fold masks; new values of
+    the hyperparameter, ``tol`` and the masks compile nothing."""
     _, y, H = problem
-    case = CASES[name]
-    values = jnp.array(case.values)
-    folds = jnp.asarray(np.arange(len(y))[None, :] % 2 != np.arange(2)[:, None], jnp.float64)
+    S, y, case = _split(H).astype(dtype), y.astype(dtype), CASES[name]
+    values = jnp.array(case.values, dtype)
+    folds = jnp.asarray(np.arange(len(y))[None, :] % 2 != np.arange(2)[:, None], dtype)
 
-    def run(value, w, eps=1e-6):
-        return case.fit(H, y, value, eps, MAX_COLUMNS, sample_weight=w)
+    def run(value, w, tol=1e-6):
+        return case.fit(S, y, value, sample_weight=w, tol=tol, max_iter=MAX_COLUMNS)
 
-    swept = jax.vmap(run)(values, folds)
+    jitted, swept = jax.jit(run), jax.vmap(run)(values, folds)
+    rtol, atol = AGREEMENT[dtype]
     for i, value in enumerate(case.values):
         single = run(value, folds[i])
-        np.testing.assert_allclose(swept.objective[i], single.objective, rtol=1e-9)
-        if case.unique_q:
-            np.testing.assert_allclose(swept.q[i], single.q, atol=1e-7)
+        assert single.q.dtype == dtype  # (float32's CG-Boost at C = 0.3 leaves a master
+        assert bool(single.converged) or dtype == np.float32  # solve uncertified, as before)
+        _check_posterior(single, 2 * S.shape[1], rtol=10 * jnp.finfo(dtype).eps)
+        lane = jax.tree.map(lambda t: t[i], swept)  # noqa: B023
+        for other in (jitted(values[i], folds[i], 1e-6), lane):
+            np.testing.assert_allclose(other.objective, single.objective, rtol=rtol)
+            if case.unique_q:
+                np.testing.assert_allclose(other.q, single.q, atol=atol)
+            np.testing.assert_allclose(other.q.sum(), 1, rtol=10 * jnp.finfo(dtype).eps)
     new_values, new_folds = values * 1.1, folds[::-1]  # (eager ops compile kernels)
-    with no_compilation():  # new values, eps and folds: traced
+    with no_compilation():  # new values, tol and folds: traced
         run(case.value * 0.9, new_folds[0], 1e-7)
+        jitted(new_values[0], new_folds[1], 1e-7)
         jax.vmap(run)(new_values, new_folds)
 
 
@@ -171,29 +226,50 @@ def test_vmap_over_value_and_folds_equals_single_runs_without_recompiling(
 def test_float32(problem, name):
     _, y, H = problem
     case = CASES[name]
-    r = case.fit(H.astype(np.float32), y.astype(np.float32), case.value, 1e-6, MAX_COLUMNS)
-    assert r.q.dtype == jnp.float32 and r.objective.dtype == jnp.float32
+    r = case.fit(_split(H).astype(np.float32), y.astype(np.float32), case.value,
+                 max_iter=MAX_COLUMNS)  # fmt: skip
+    for t in (r.q, r.weights, r.objective, r.info.program_weights, r.info.alpha):
+        assert t.dtype == jnp.float32
     full = case.program(H, y, case.value)
     np.testing.assert_allclose(float(r.objective), full.objective, rtol=1e-4)
+
+
+def _stump_columns(search, selected, m):
+    """The columns of ``ref.all_stumps`` that self-complemented stump indices name."""
+    d, P = search.candidate_mask().shape
+    base, sign = (np.asarray(t) for t in split_index(jnp.asarray(selected), d * P))
+    feature, k = np.divmod(base, P)
+    return feature * (m - 1) + k + (sign < 0) * d * (m - 1)
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_matrix_free_stumps_equal_all_materialized_stumps(problem, name):
     case = CASES[name]
-    X, y, value, max_columns = case.stumps(problem[0], problem[1], stump_search(problem[0]))
+    X, y, value, max_iter = case.stumps(problem[0], problem[1], stump_search(problem[0]))
     H_all = ref.all_stumps(X)
     valid = ~np.isnan(H_all).any(axis=0)
-    r = case.fit_stumps(stump_search(X), y, value, 1e-6, max_columns)
+    search = stump_search(X)
+    r = case.fit_stumps(search, y, value, max_iter=max_iter)
     assert bool(r.converged)
     full = case.program(H_all[:, valid], y, value)
     np.testing.assert_allclose(float(r.objective), full.objective, rtol=1e-6)
+    assert int(r.info.n_candidates) == valid.sum() // 2  # the stumps, without complements
     # the slots are the materialized columns they name, and the vote is theirs
-    sel = np.asarray(r.selected)[: int(r.n_columns)]
+    n = int(r.steps)
+    sel = _stump_columns(search, np.asarray(r.info.selected)[:n], len(y))
     assert not np.isnan(H_all[:, sel]).any()
-    vote = np.asarray(stumps_vote(r.stumps, r.q * r.signs, X))
-    np.testing.assert_allclose(vote, H_all[:, sel] @ np.asarray(r.q)[: len(sel)], atol=1e-12)
+    program = np.asarray(r.info.program_weights)[:n]
+    vote = np.asarray(voters.votes(r.stumps, X, dtype=jnp.float64) @ r.weights)
+    np.testing.assert_allclose(vote, H_all[:, sel] @ program / program.sum(), atol=1e-12)
+    np.testing.assert_allclose(float(jnp.sum(r.q)), 1, rtol=1e-12)
+    # every voter (stump, side) is listed once with mass
+    q, T = np.asarray(r.q), max_iter
+    listed = [(f, t, side) for side, mass in ((1, q[:T]), (-1, q[T:]))
+              for f, t, w in zip(np.asarray(r.stumps.features), np.asarray(r.stumps.thresholds),
+                                 mass) if w > 0]  # fmt: skip
+    assert len(listed) == len(set(listed)) == int((program > 0).sum())
     others = np.setdiff1d(np.flatnonzero(valid), sel)
-    assert ref.max_violation(H_all[:, others], y, r.alpha, float(r.nu)) <= 1e-6
+    assert ref.max_violation(H_all[:, others], y, r.info.alpha, float(r.info.nu)) <= 1e-6
 
 
 # ----------------------------------------------------------------- learner-specific tests
@@ -202,35 +278,63 @@ def test_cqboost_duals_match_the_kkt_conditions(problem, solved):
     _, y, H = problem
     r = solved("cqboost", 0.35)
     full = ref.cqboost_qp(H, y, 0.35)
-    np.testing.assert_allclose(np.asarray(r.alpha), full.alpha, atol=1e-7)
-    np.testing.assert_allclose(float(r.nu), full.nu, atol=1e-7)
+    np.testing.assert_allclose(np.asarray(r.info.alpha), full.alpha, atol=1e-7)
+    np.testing.assert_allclose(float(r.info.nu), full.nu, atol=1e-7)
 
 
 def test_cqboost_unreachable_mu_names_the_largest(problem):
-    _, y, H = problem
-    largest = float(cqboost_max_mu(H, y))
-    np.testing.assert_allclose(largest, np.max(H.T @ y) / len(y))
+    X, y, H = problem
+    S = _split(H)
+    largest = float(cqboost_max_mu(S, y))
+    np.testing.assert_allclose(largest, np.max(H.T @ y) / len(y))  # over [S, -S]
+    H_all = ref.all_stumps(X)
+    valid = ~np.isnan(H_all).any(axis=0)
+    np.testing.assert_allclose(float(cqboost_max_mu(stump_search(X), y)),
+                               np.max(H_all[:, valid].T @ y) / len(y))  # fmt: skip
     with pytest.raises(ValueError, match=f"largest reachable mu is {largest:.6g}"):
-        cqboost(H, y, largest + 1e-3, 1e-6, MAX_COLUMNS)
+        cqboost(S, y, largest + 1e-3, max_iter=MAX_COLUMNS)
     with pytest.raises(ValueError, match="mu"):
-        cqboost(H, y, -0.1)
-    traced = jax.jit(lambda mu: cqboost(H, y, mu, 1e-6, MAX_COLUMNS))(largest + 1e-3)
+        cqboost(S, y, -0.1)
+    traced = jax.jit(lambda mu: cqboost(S, y, mu, max_iter=MAX_COLUMNS))(largest + 1e-3)
     assert not bool(traced.converged)  # no check under jit: flagged instead
 
 
 def test_mdboost_checks(problem):
-    _, y, H = problem
+    S, y = _split(problem[2]), problem[1]
     with pytest.raises(ValueError, match="D"):
-        mdboost(H, y, 0.0)
+        mdboost(S, y, 0.0)
     with pytest.raises(ValueError, match="sum"):
-        mdboost(H, y, 1.0, sample_weight=np.eye(len(y))[0])
+        mdboost(S, y, 1.0, sample_weight=np.eye(len(y))[0])
 
 
-def test_lpboost_empty_vote_when_no_column_pays(problem):
-    """With C small, q = 0 is optimal: no edge C sum_k y_k h(x_k) exceeds 1."""
+def test_lpboost_empty_vote_is_the_uniform_posterior(problem):
+    """With C small, q = 0 is optimal: no edge C sum_k y_k h(x_k) exceeds 1; the posterior of
+    that empty vote is uniform over [S, -S] (vote 0)."""
     _, y, H = problem
     C = 0.5 / np.max(H.T @ y)
-    r = lpboost(H, y, C, 1e-6, MAX_COLUMNS)
-    assert int(r.n_columns) == 0 and bool(r.converged)
-    np.testing.assert_array_equal(np.asarray(r.q), 0)
+    r = lpboost(_split(H), y, C, max_iter=MAX_COLUMNS)
+    assert int(r.steps) == 0 and bool(r.converged)
+    np.testing.assert_array_equal(np.asarray(r.info.program_weights), 0)
+    np.testing.assert_allclose(np.asarray(r.q), 1 / H.shape[1], rtol=1e-15)
+    np.testing.assert_array_equal(np.asarray(r.weights), 0)
+    _check_posterior(r, H.shape[1])
     np.testing.assert_allclose(float(r.objective), ref.lpboost_lp(H, y, C).objective, rtol=1e-9)
+
+
+def test_issue_20_soft_margin_posteriors_are_normalized():
+    """Issue #20 item 5: on the full breast-cancer set (stumps of ``fit_stumps(X, 10)``,
+    float32), CG-Boost at ``C = 3.98e-4`` (30 columns) has program weights summing to 1.229,
+    which ``select_by_bound`` certified as a posterior; LPBoost at small ``C`` returned
+    ``q = 0``. Both posteriors are now distributions over ``[S, -S]``."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    S = voters.votes(voters.fit_stumps(X, 10), X)
+    y = (2.0 * y - 1).astype(np.float32)
+    r = cgboost(S, y, np.geomspace(1e-5, 1e-3, 6)[4], max_iter=30)
+    assert r.q.dtype == jnp.float32
+    np.testing.assert_allclose(float(jnp.sum(r.info.program_weights)), 1.229, atol=1e-3)
+    _check_posterior(r, 2 * S.shape[1], rtol=1e-6)
+    empty = lpboost(S, y, 1e-5, max_iter=30)
+    assert int(empty.steps) == 0
+    _check_posterior(empty, 2 * S.shape[1], rtol=1e-6)

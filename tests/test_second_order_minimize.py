@@ -11,14 +11,15 @@ from pacbound import second_order as S
 from pacbound import second_order_minimize as SM
 
 
-def _problem(dtype=jnp.float64, seed=0, m=300, n=10):
+def _problem(dtype=jnp.float64, seed=0, m=300, n=10, classes=2, oob=True):
     rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, m)
+    y = rng.integers(0, classes, m)
     accuracy = rng.uniform(0.55, 0.8, n)
-    predictions = np.where(rng.random((m, n)) < accuracy, y[:, None], 1 - y[:, None])
-    mask = (rng.random((m, n)) < 0.63).astype(float)
+    wrong = (y[:, None] + rng.integers(1, classes, (m, n))) % classes
+    predictions = np.where(rng.random((m, n)) < accuracy, y[:, None], wrong)
+    mask = (rng.random((m, n)) < 0.63).astype(float) if oob else None
     stats = LS.loss_statistics(LS.error_matrix(predictions, y, dtype), mask=mask)
-    n_min, n2 = LS.sample_sizes(mask)
+    n_min, n2 = LS.sample_sizes(mask, m=m)
     return stats, n_min, n2, predictions, np.full(n, 1 / n)
 
 
@@ -40,10 +41,15 @@ def test_the_result_is_the_bound_at_its_rho_and_beats_the_prior(name):
     np.testing.assert_allclose(jnp.sum(result.rho), 1.0, atol=1e-12)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_no_worse_than_the_papers_alternating_schemes(seed):
-    """Same inputs, same number of gradient steps (10 rounds of 100 for the papers' schemes)."""
-    stats, n, n2, _, prior = _problem(seed=seed)
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("classes", "oob"), [(2, True), (3, False)], ids=["binary-oob", "3-class"])
+def test_no_worse_than_the_papers_alternating_schemes(seed, classes, oob):
+    """Issue #16: the gradient route (the kl form of TND, CCTND at its closed-form best mu,
+    one jitted scan) reaches a bound no worse than the papers' alternating schemes (Masegosa et
+    al. 2020: steps on TND's lambda form at fixed lambda, then the closed-form lambda; Wu et al.
+    2021: steps on CCTND at fixed mu, then the closed-form mu), on the same statistics, with
+    the same optimizer and number of gradient steps (10 rounds of 100 for the schemes)."""
+    stats, n, n2, _, prior = _problem(seed=seed, classes=classes, oob=oob)
     data = SM.bound_data(stats, n, n2, 0.05)
     ours_tnd = SM.minimize_bound("tnd", data, prior, steps=1000)
     paper_tnd = SM.tnd_alternating(data, prior)

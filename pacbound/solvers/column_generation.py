@@ -1,38 +1,93 @@
-"""Column-generation learners: the boundary and public functions over the shared loop.
+"""Column-generation learners (roy2016 §4-6): what they share, their boundary and their runner.
 
-CqBoost, MDBoost, LPBoost and CG-Boost (roy2016 §4-6) are one loop
-(:func:`pacbound.solvers.column_generation_loop.column_generation`, roy2016 Algorithm 1) with
-a learner-specific restricted master. Each learner module states its master as a
-:class:`LearnerSpec`; :func:`learner_functions` builds its two public functions from it, with
-the same signature: ``name(H, y, value, eps=1e-6, max_columns=100, *, sample_weight=None,
-rtol=None, max_iter=...)`` over the columns of a finite ``H``, and ``name_stumps(search, ...)``
-over every decision stump and its complement, generated matrix-free. Both check their
-arguments here (:func:`prepare`, the spec's ``check``), then run the jitted loop: ``value``,
-``eps`` and ``sample_weight`` are traced (``jax.vmap`` sweeps them, 0/1 fold masks included,
-with one compilation), ``max_columns`` is static.
+CqBoost (:mod:`~pacbound.solvers.cqboost`), MDBoost (:mod:`~pacbound.solvers.mdboost`),
+LPBoost (:mod:`~pacbound.solvers.lpboost`) and CG-Boost (:mod:`~pacbound.solvers.cgboost`) are
+one loop, roy2016 Algorithm 1 (:func:`pacbound.solvers.column_generation_loop.
+column_generation`), with a learner-specific restricted master program. Each learner module
+defines two functions on the learner protocol (:mod:`pacbound.solvers.protocol`)::
+
+    name(H, y, value, *, sample_weight=None, tol=1e-6, max_iter=100, master_tol=None,
+         master_max_iter=...)
+    name_stumps(search, y, value, *, ...)   # the same, over every decision stump
+
+**The voters.** ``H`` is ``(m, n)`` in ``[-1, 1]`` as the user has it; the learner weighs the
+self-complemented set ``[H, -H]`` (roy2016 §7) implicitly
+(:func:`pacbound.solvers.candidates.dense_candidates`): one product ``H^T a`` per round prices
+every voter and its complement, no ``2n``-column copy is made. ``name_stumps`` takes a stump
+search (:func:`pacbound.voters.stump_search`, exact, or a histogram search) and weighs every
+decision stump ``S`` and its complement, never materialized
+(:func:`pacbound.solvers.candidates.search_candidates`; roy2016 §5, footnote 7: the voters need
+not be a finite ``H``).
+
+**The loop.** Starting from Algorithm 1's initial dual point, every round adds the candidate
+with the steepest edge ``sum_k alpha_k y_k h(x_k)`` (roy2016 (6): the dual constraint
+``H^T diag(y) alpha <= nu 1``) and re-solves the restricted program on the selected columns,
+until no candidate's edge exceeds ``nu`` by more than ``tol`` (the dual certificate) or
+``max_iter`` columns are in.
+
+**The shared arguments.**
+
+* ``y``: ``(m,)`` labels in ``{-1, +1}``.
+* ``value``: the learner's hyperparameter (CqBoost's ``mu``, MDBoost's ``D``, LPBoost's and
+  CG-Boost's ``C``), traced.
+* ``sample_weight``: ``(m,)`` example weights ``>= 0``, traced (integer weights repeat
+  examples, zeros drop them exactly, so 0/1 fold masks ``jax.vmap`` in one compilation).
+* ``tol``: the stopping tolerance, the largest violation ``max_h edge(h) - nu`` of the dual
+  constraint accepted (roy2016 §7: ``1e-6``), traced.
+* ``max_iter``: the most columns (rounds of Algorithm 1), the size of the column buffer;
+  static.
+* ``master_tol``: the restricted solves' relative gap tolerance (``None``: the learner's
+  default for the dtype), traced; ``master_max_iter``: the step cap of one restricted solve,
+  traced.
+
+The computation runs in float64 when ``H`` (a search's thresholds) or ``y`` is float64,
+float32 otherwise. Concrete inputs are checked here (a ``ValueError`` naming the problem);
+under ``jit`` / ``vmap`` the value checks are skipped and the jitted core checks nothing.
+
+**The result**, a :class:`pacbound.solvers.protocol.LearnerResult`:
+
+* ``q``: the posterior over ``[H, -H]`` (``(2n,)``; matrix-free: ``(2 max_iter,)`` over
+  ``[S, -S]`` for the slots' ``stumps``): the program's weights on the selected columns divided
+  by their sum. CqBoost's and MDBoost's are a distribution already; LPBoost's and CG-Boost's
+  are not (the program's own weights are in ``info.program_weights``); an empty vote (LPBoost
+  at small ``C``) is the uniform posterior, whose vote is 0.
+* ``weights = q[:n] - q[n:]``, the vote ``H @ weights`` (matrix-free:
+  ``stumps.votes(X) @ weights``).
+* ``objective``: the final restricted program's objective (the learner's primal, in the
+  program's own weights); ``steps``: columns added; ``converged``: the dual certificate
+  ``max_violation <= tol`` (plus the edges' rounding level) was reached and every master solve
+  certified its tolerance.
+* ``stumps``: ``None`` over ``H``; matrix-free, the :class:`pacbound.voters.Stumps` of the
+  slots (a stump selected with both signs has its two masses on its first slot's ``+`` and
+  ``-`` sides, its later slot empty: each voter is listed once).
+* ``info``: :class:`ColumnGenerationInfo`.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
-from pacbound.solvers.column_generation_loop import (
-    ColumnGenerationResult,
-    RestrictedMaster,
-    StumpsColumnGenerationResult,
-    column_generation,
-    dense_oracle,
-    dense_result,
-    stumps_oracle,
-    stumps_result,
+from pacbound.solvers.candidates import (
+    Candidates,
+    dense_candidates,
+    posterior_over_columns,
+    search_candidates,
+    stump_posterior,
 )
+from pacbound.solvers.column_generation_loop import (
+    LoopResult,
+    RestrictedMaster,
+    column_generation,
+    complemented_edges,
+)
+from pacbound.solvers.protocol import LearnerResult
 from pacbound.validation import (
     check_labels,
     check_positive_int,
@@ -42,100 +97,54 @@ from pacbound.validation import (
     float_dtype,
     is_concrete,
 )
-from pacbound.voters import StumpSearch
 
 __all__ = [
-    "ColumnGenerationResult",
+    "ColumnGenerationInfo",
+    "ColumnGenerationSpec",
     "LearnerProblem",
-    "LearnerSpec",
-    "StumpsColumnGenerationResult",
-    "Votes",
-    "candidate_margins",
+    "check_options",
     "check_reachable",
+    "column_candidates",
     "fit",
-    "learner_functions",
-    "majority_vote",
+    "is_search",
+    "largest_margin",
     "prepare",
 ]
 
 
-@jax.jit
-def majority_vote(result: ColumnGenerationResult, H: ArrayLike) -> jax.Array:
-    """The vote ``H q`` on new votes ``H`` ``(m', n)``; its sign is the majority vote."""
-    H = jnp.asarray(H)
-    return H.astype(result.q.dtype) @ result.q
+class ColumnGenerationInfo(NamedTuple):
+    """The extras of a column-generation result (``LearnerResult.info``).
 
-
-# --------------------------------------------------------------------- the boundary
-Votes = ArrayLike | StumpSearch
-
-
-def prepare(
-    votes: Votes, y: ArrayLike, sample_weight: ArrayLike | None, eps: ArrayLike, max_columns: int
-) -> tuple[jax.Array, jax.Array]:
-    """The checks every learner shares; returns ``y`` and the example weights ``w`` as floats.
-
-    ``votes`` is a finite ``H`` ``(m, n)`` or a :class:`pacbound.voters.StumpSearch`. The dtype is
-    float64 when ``H`` (or the search's thresholds) or ``y`` is, float32 otherwise.
+    Attributes:
+      selected: ``(max_iter,)`` int32, the self-complemented index of each slot's voter in the
+        order they entered (:func:`pacbound.solvers.candidates.complemented_index`: over
+        ``H``, column ``j`` of ``[H, -H]``; matrix-free, base stump ``b`` of the search's
+        layout or ``size + b`` for its complement), ``-1`` for an unused slot.
+      n_columns: int32, how many columns entered (``steps``).
+      program_weights: ``(max_iter,)`` the program's own weights of the slots (0 on unused
+        ones): a distribution for CqBoost / MDBoost, LPBoost's / CG-Boost's unnormalized ``q``.
+      alpha: ``(m,)`` the examples' dual weights at the end.
+      nu: the dual constraint's right-hand side at the end (a voter ``h`` violates it when
+        ``sum_k alpha_k y_k h(x_k) > nu``).
+      max_violation: the dual certificate ``max(0, max_h sum_k alpha_k y_k h(x_k) - nu)`` over
+        the candidates not selected.
+      master_iterations: int32, steps of all master solves (first-order steps for CqBoost and
+        MDBoost, interior-point steps for LPBoost and CG-Boost).
+      n_candidates: int32, matrix-free only (``None`` over ``H``): the number of candidate
+        stumps, ``sum(search.candidate_mask())``; certification's prior is uniform over them
+        and their complements.
     """
-    if isinstance(votes, StumpSearch):
-        m, dtype = votes.order.shape[1], float_dtype(votes.thresholds, y)
-    else:
-        check_votes(votes)
-        m, dtype = jnp.shape(votes)[0], float_dtype(votes, y)
-    check_labels(y, m)
-    check_sample_weight(sample_weight, m)
-    check_scalar("eps", eps, 0.0)
-    check_positive_int("max_columns", max_columns)
-    y = jnp.asarray(y, dtype)
-    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, dtype)
-    return y, w
+
+    selected: jax.Array
+    n_columns: jax.Array
+    program_weights: jax.Array
+    alpha: jax.Array
+    nu: jax.Array
+    max_violation: jax.Array
+    master_iterations: jax.Array
+    n_candidates: jax.Array | None = None
 
 
-def candidate_margins(votes: Votes, y: jax.Array, w: jax.Array) -> jax.Array:
-    """Weighted mean margins ``sum_k w_k y_k h(x_k) / sum_k w_k`` of every candidate voter."""
-    a = w * y / jnp.sum(w)
-    if isinstance(votes, StumpSearch):
-        return stumps_oracle(votes, a.dtype).edges(a)  # -inf where no stump
-    return a @ jnp.asarray(votes).astype(a.dtype)
-
-
-def check_reachable(name: str, value: ArrayLike, votes: Votes, y, w, what: str) -> None:
-    """Raise when ``value`` exceeds the largest candidate margin (checked only when concrete)."""
-    if not is_concrete(value, votes, y, w):
-        return
-    largest = float(jnp.max(candidate_margins(votes, y, w)))
-    if float(value) > largest:
-        raise ValueError(
-            f"{name} = {float(value):g} is not reachable: {what} the largest reachable {name} is "
-            f"{largest:.10g}, the best single voter's (weighted) mean margin"
-        )
-
-
-@functools.partial(jax.jit, static_argnames=("master", "max_columns"))
-def _fit_dense(master, problem, H, y, eps, max_columns) -> ColumnGenerationResult:
-    H = jnp.asarray(H)
-    run = column_generation(master, problem, dense_oracle(H.astype(y.dtype)), y, eps, max_columns)
-    return dense_result(run, H.shape[1])
-
-
-@functools.partial(jax.jit, static_argnames=("master", "max_columns"))
-def _fit_stumps(master, problem, search, y, eps, max_columns) -> StumpsColumnGenerationResult:
-    oracle = stumps_oracle(search, y.dtype)
-    return stumps_result(column_generation(master, problem, oracle, y, eps, max_columns), search)
-
-
-def fit(
-    master: RestrictedMaster, problem: Any, votes: Votes, y: jax.Array, eps, max_columns: int
-) -> ColumnGenerationResult | StumpsColumnGenerationResult:
-    """Run :func:`column_generation` (jitted) over a finite ``H`` or all stumps of a search."""
-    eps = jnp.asarray(eps, y.dtype)
-    if isinstance(votes, StumpSearch):
-        return _fit_stumps(master, problem, votes, y, eps, int(max_columns))
-    return _fit_dense(master, problem, votes, y, eps, int(max_columns))
-
-
-# ------------------------------------------------------------------ the public functions
 class LearnerProblem(NamedTuple):
     """What every restricted master gets: labels ``y``, example weights ``w``, the learner's
     hyperparameter ``value`` (CqBoost's ``mu``, MDBoost's ``D``, LPBoost's and CG-Boost's ``C``)
@@ -144,117 +153,152 @@ class LearnerProblem(NamedTuple):
     y: jax.Array
     w: jax.Array
     value: jax.Array
-    rtol: jax.Array
-    max_iter: jax.Array
+    master_tol: jax.Array
+    master_max_iter: jax.Array
 
 
-class LearnerSpec(NamedTuple):
-    """A column-generation learner, for :func:`learner_functions`.
+class ColumnGenerationSpec(NamedTuple):
+    """A column-generation learner, for :func:`fit`.
 
     Attributes:
-      name: the public function's name (``"lpboost"``; the matrix-free one adds ``_stumps``).
-      title: the learner's name in prose (``"LPBoost"``).
-      master: its :class:`~pacbound.solvers.column_generation_loop.RestrictedMaster`.
-      hyper: the hyperparameter's argument name (``"C"``).
-      check: ``check(value, votes, y, w)``, host-side checks of the hyperparameter (``y`` and
-        ``w`` as :func:`prepare` returns them); it raises ``ValueError``.
-      rtol: the restricted solves' default relative tolerance in float64 and in float32.
-      max_iter: the default step cap of one restricted solve.
-      doc: the fields of the docstring template (:data:`DOC`): ``summary``, ``hyper_doc``,
-        ``weights``, ``solver``, ``returns`` and ``notes`` (may be empty).
+      master: its :class:`~pacbound.solvers.column_generation_loop.RestrictedMaster` (built
+        once: ``jit`` caches on its identity).
+      check: ``check(value, votes, y, w, matrix_free)``, host-side checks of the hyperparameter
+        (``y`` and ``w`` as :func:`prepare` returns them); it raises ``ValueError``.
+      master_tol: the default ``master_tol`` in float64 and in float32.
     """
 
-    name: str
-    title: str
     master: RestrictedMaster
-    hyper: str
-    check: Callable[[ArrayLike, Votes, jax.Array, jax.Array], None]
-    rtol: tuple[float, float]
-    max_iter: int
-    doc: dict[str, str]
+    check: Callable[[ArrayLike, Any, jax.Array, jax.Array, bool], None]
+    master_tol: tuple[float, float]
 
 
-DOC = """{summary}
-
-``{hyper}``, ``eps`` and ``sample_weight`` are traced: ``jax.vmap`` sweeps them (0/1 fold masks
-included) with one compilation; ``max_columns`` is static.{notes}
-
-Args:
-  H: votes ``(m, n)`` in ``[-1, 1]`` (roy2016 §7: stumps and their complements,
-    ``pacbound.voters.self_complemented``).
-  y: labels in ``{{-1, +1}}``, ``(m,)``.
-  {hyper}: {hyper_doc}
-  eps: the stopping tolerance on the dual constraint ``edge <= nu`` (roy2016 §7: ``1e-6``).
-  max_columns: the size of the column buffer (static).
-  sample_weight: ``(m,)`` example weights ``>= 0``, {weights} (integer weights
-    repeat examples, zeros drop them).
-  rtol: the restricted solves' relative gap tolerance (default ``{rtol64:g}`` in float64,
-    ``{rtol32:g}`` in float32).
-  max_iter: the {solver} step cap of one restricted solve.
-
-Returns:
-  :class:`~pacbound.solvers.column_generation.ColumnGenerationResult`:
-  {returns}
-"""
-
-STUMPS_DOC = """{title} over every decision stump and its complement, generated matrix-free.
-
-The pricing step is the sorted cumulative-sum search of :func:`pacbound.voters.stump_scores`
-over all thresholds of all features (roy2016 §5, footnote 7: the voters need not be a finite
-``H``). Same arguments as :func:`{name}`, with ``search = pacbound.voters.stump_search(X)``
-for ``H``; returns :class:`~pacbound.solvers.column_generation.StumpsColumnGenerationResult`
-(evaluate the vote with ``pacbound.voters.stumps_vote(r.stumps, r.q * r.signs, X)``).
-"""
+# --------------------------------------------------------------------- the boundary
+def is_search(votes: Any) -> bool:
+    """Whether ``votes`` is a stump search (it has the ``candidate_*`` methods)."""
+    methods = ("candidate_edges", "candidate_mask", "candidate_votes", "candidate_stumps")
+    return all(callable(getattr(votes, name, None)) for name in methods)
 
 
-def _run(spec: LearnerSpec, votes, y, value, eps, max_columns, sample_weight, rtol, max_iter):
-    """The checks, then the jitted loop on :class:`LearnerProblem`."""
-    y, w = prepare(votes, y, sample_weight, eps, max_columns)
-    spec.check(value, votes, y, w)
-    dtype = y.dtype
-    rtol = spec.rtol[dtype != jnp.float64] if rtol is None else rtol
-    problem = LearnerProblem(y, w, jnp.asarray(value, dtype), jnp.asarray(rtol, dtype),
-                             jnp.asarray(max_iter, jnp.int32))  # fmt: skip
-    return fit(spec.master, problem, votes, y, eps, max_columns)
+def _search_sample(search: Any) -> tuple[int, Any]:
+    """``(m, thresholds' dtype)`` of a stump search, from its candidate methods' shapes."""
+    if not is_search(search):
+        raise ValueError(
+            "search must be a stump search (pacbound.voters.stump_search(X)) with the "
+            f"candidate_* methods; got {type(search).__name__}"
+        )
+    first = jnp.zeros(1, jnp.int32)
+    votes = jax.eval_shape(lambda b: search.candidate_votes(b[0], jnp.float32), first)
+    stumps = jax.eval_shape(search.candidate_stumps, first)
+    return votes.shape[0], stumps.thresholds.dtype
 
 
-def _signature(spec: LearnerSpec, first: str, annotation, result) -> inspect.Signature:
-    positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
-    return inspect.Signature([
-        inspect.Parameter(first, positional, annotation=annotation),
-        inspect.Parameter("y", positional, annotation="ArrayLike"),
-        inspect.Parameter(spec.hyper, positional, annotation="ArrayLike"),
-        inspect.Parameter("eps", positional, default=1e-6, annotation="ArrayLike"),
-        inspect.Parameter("max_columns", positional, default=100, annotation="int"),
-        inspect.Parameter("sample_weight", keyword, default=None, annotation="ArrayLike | None"),
-        inspect.Parameter("rtol", keyword, default=None, annotation="ArrayLike | None"),
-        inspect.Parameter("max_iter", keyword, default=spec.max_iter, annotation="ArrayLike"),
-    ], return_annotation=result)  # fmt: skip
+def prepare(
+    votes: Any, y: ArrayLike, sample_weight: ArrayLike | None, matrix_free: bool
+) -> tuple[jax.Array, jax.Array]:
+    """The checks of the data every learner shares; returns ``y`` and the example weights
+    ``w`` as floats in the computation dtype.
 
-
-def _public(spec: LearnerSpec, signature: inspect.Signature, name: str, doc: str, module: str):
-    def learner(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return _run(spec, *bound.arguments.values())
-
-    learner.__signature__ = signature
-    learner.__name__ = learner.__qualname__ = name
-    learner.__module__, learner.__doc__ = module, doc
-    return learner
-
-
-def learner_functions(spec: LearnerSpec, module: str) -> tuple[Callable, Callable]:
-    """The public ``(name, name_stumps)`` pair of a column-generation learner.
-
-    Both take ``(votes, y, <spec.hyper>, eps=1e-6, max_columns=100, *, sample_weight=None,
-    rtol=None, max_iter=spec.max_iter)`` (the signature ``inspect`` and ``help`` show) and
-    run :func:`fit` on the spec's master; ``module`` is the defining module's ``__name__``.
+    ``votes`` is ``H`` ``(m, n)`` or, ``matrix_free``, a stump search. The dtype is float64 when
+    ``H`` (the search's thresholds) or ``y`` is, float32 otherwise.
     """
-    rtol64, rtol32 = spec.rtol
-    doc = DOC.format(hyper=spec.hyper, rtol64=rtol64, rtol32=rtol32, **spec.doc)
-    signature = _signature(spec, "H", "ArrayLike", "ColumnGenerationResult")
-    dense = _public(spec, signature, spec.name, doc, module)
-    stumps_doc = STUMPS_DOC.format(title=spec.title, name=spec.name)
-    signature = _signature(spec, "search", "StumpSearch", "StumpsColumnGenerationResult")
-    return dense, _public(spec, signature, f"{spec.name}_stumps", stumps_doc, module)
+    if matrix_free:
+        m, thresholds = _search_sample(votes)
+        dtype = float_dtype(np.zeros(0, thresholds), y)
+    else:
+        check_votes(votes)
+        m, dtype = jnp.shape(votes)[0], float_dtype(votes, y)
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    y = jnp.asarray(y, dtype)
+    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    return y, w
+
+
+def check_options(tol, max_iter, master_tol, master_max_iter) -> None:
+    """The options every learner shares: ``tol >= 0``, ``max_iter`` a positive int,
+    ``master_tol > 0`` (or ``None``), ``master_max_iter >= 1``."""
+    check_scalar("tol", tol, 0.0)
+    check_positive_int("max_iter", max_iter)
+    if master_tol is not None:
+        check_scalar("master_tol", master_tol, 0.0, low_open=True)
+    check_scalar("master_max_iter", master_max_iter, 1.0)
+
+
+def column_candidates(votes: Any, dtype, matrix_free: bool) -> Candidates:
+    """The base voters of ``votes``: the columns of ``H`` or every stump of a search."""
+    if matrix_free:
+        return search_candidates(votes, dtype)
+    return dense_candidates(votes, dtype)
+
+
+@functools.partial(jax.jit, static_argnames="matrix_free")
+def largest_margin(votes: Any, y: jax.Array, w: jax.Array, matrix_free: bool) -> jax.Array:
+    """``max_h sum_k w_k y_k h(x_k) / sum_k w_k`` over ``[H, -H]`` (or every stump and its
+    complement): the best single voter's weighted mean margin."""
+    candidates = column_candidates(votes, y.dtype, matrix_free)
+    return jnp.max(complemented_edges(candidates, w * y / jnp.sum(w)))
+
+
+def check_reachable(name: str, value, votes, y, w, matrix_free: bool, what: str) -> None:
+    """Raise when ``value`` exceeds the largest candidate margin (checked only when concrete)."""
+    if not is_concrete(value, y, w):
+        return
+    largest = float(largest_margin(votes, y, w, matrix_free))
+    if float(value) > largest:
+        raise ValueError(
+            f"{name} = {float(value):g} is not reachable: {what} the largest reachable {name} is "
+            f"{largest:.10g}, the best single voter's (weighted) mean margin"
+        )
+
+
+# --------------------------------------------------------------------- the runner
+def _result(run: LoopResult, candidates: Candidates) -> LearnerResult:
+    """The protocol's result: the slots' weights normalized onto ``[H, -H]`` (or ``[S, -S]``)."""
+    s = run.solution
+    mass = jnp.maximum(s.weights, 0)
+    if candidates.search is None:
+        stumps, n_candidates = None, None
+        q = posterior_over_columns(run.ids, mass, candidates.size)
+    else:
+        stumps, q = stump_posterior(candidates.search, run.ids, mass)
+        n_candidates = jnp.sum(candidates.valid).astype(jnp.int32)
+    half = q.shape[0] // 2
+    info = ColumnGenerationInfo(run.ids, run.count, s.weights, s.alpha, s.nu, run.violation,
+                                run.inner, n_candidates)  # fmt: skip
+    return LearnerResult(q, q[:half] - q[half:], s.objective, run.count, run.converged, stumps,
+                         info)  # fmt: skip
+
+
+@functools.partial(jax.jit, static_argnames=("master", "max_iter", "matrix_free"))
+def _solve(master, problem: LearnerProblem, votes, tol, max_iter: int, matrix_free: bool):
+    candidates = column_candidates(votes, problem.y.dtype, matrix_free)
+    run = column_generation(master, problem, candidates, problem.y, tol, max_iter)
+    return _result(run, candidates)
+
+
+def fit(
+    spec: ColumnGenerationSpec,
+    votes: Any,
+    y: ArrayLike,
+    value: ArrayLike,
+    sample_weight: ArrayLike | None,
+    tol: ArrayLike,
+    max_iter: int,
+    master_tol: ArrayLike | None,
+    master_max_iter: ArrayLike,
+    *,
+    matrix_free: bool = False,
+) -> LearnerResult:
+    """Check the arguments, then run the jitted Algorithm 1 with ``spec``'s master over ``H``
+    or (``matrix_free``) every stump of a search; the arguments are those of the module
+    docstring."""
+    y, w = prepare(votes, y, sample_weight, matrix_free)
+    check_options(tol, max_iter, master_tol, master_max_iter)
+    spec.check(value, votes, y, w, matrix_free)
+    dtype = y.dtype
+    if master_tol is None:
+        master_tol = spec.master_tol[dtype != jnp.float64]
+    problem = LearnerProblem(y, w, jnp.asarray(value, dtype), jnp.asarray(master_tol, dtype),
+                             jnp.asarray(master_max_iter, jnp.int32))  # fmt: skip
+    return _solve(spec.master, problem, votes, jnp.asarray(tol, dtype), int(max_iter), matrix_free)

@@ -1,5 +1,9 @@
 """CqBoost: column generation that minimizes the C-bound (roy2016 §4-5, Algorithm 1).
 
+:func:`cqboost` (over ``[H, -H]``) and :func:`cqboost_stumps` (over every decision stump and
+its complement) share their arguments and result with the other column-generation learners
+(:mod:`pacbound.solvers.column_generation`).
+
 roy2016 program (2) / (3), with the first-moment constraint the C-bound needs (``mu1 >= mu``;
 the paper prints ``<= mu``, see design.md's traps) and example weights ``w`` (``W = sum w``,
 all moments weighted means; zero weights drop examples):
@@ -14,7 +18,7 @@ Lagrangian (4) with this sign: ``(1/W) gamma^T diag(w) gamma + alpha^T (gamma - 
 beta (mu - w^T gamma / W) - xi^T q + nu (1^T q - 1)``, ``beta, xi >= 0``. The KKT conditions (5)
 become ``H^T diag(y) alpha = nu 1 - xi`` and ``alpha_k = w_k (beta - 2 gamma_k) / W``, so the
 dual (6) constraint is ``H^T diag(y) alpha <= nu 1``: the column entering is the one with the
-steepest edge ``sum_k alpha_k y_k H_ki``, and the stopping rule is ``edge <= nu + eps``.
+steepest edge ``sum_k alpha_k y_k H_ki``, and the stopping rule is ``edge <= nu + tol``.
 
 The restricted program over the ``t`` selected columns is ``min q^T G q`` (``G = H_t^T
 diag(w) H_t / W``) over the simplex ∩ ``{m_S^T q >= mu}`` (``m_S = H_t^T diag(w) y / W``), solved
@@ -28,31 +32,34 @@ margin, the largest ``mu1`` any posterior reaches (:func:`cqboost_max_mu`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from pacbound.optimization.simplex_qp import solve_simplex_qp
 from pacbound.solvers.column_generation import (
+    ColumnGenerationSpec,
     LearnerProblem,
-    LearnerSpec,
-    Votes,
-    candidate_margins,
     check_reachable,
-    learner_functions,
+    fit,
+    is_search,
+    largest_margin,
     prepare,
 )
 from pacbound.solvers.column_generation_loop import MasterSolution, RestrictedMaster
+from pacbound.solvers.protocol import LearnerResult, learner
 from pacbound.validation import check_scalar
 
 __all__ = ["cqboost", "cqboost_max_mu", "cqboost_stumps"]
 
 
-def _empty(p: LearnerProblem, max_columns: int) -> MasterSolution:
+def _empty(p: LearnerProblem, max_iter: int) -> MasterSolution:
     """Algorithm 1's start: ``q = 0``, ``alpha = w / W``; the first column always enters."""
     zero = jnp.zeros((), p.y.dtype)
     return MasterSolution(
-        jnp.zeros(max_columns, p.y.dtype), p.w / jnp.sum(p.w), -jnp.asarray(jnp.inf, p.y.dtype),
+        jnp.zeros(max_iter, p.y.dtype), p.w / jnp.sum(p.w), -jnp.asarray(jnp.inf, p.y.dtype),
         jnp.asarray(jnp.inf, p.y.dtype), jnp.zeros((), jnp.int32), jnp.ones((), bool), zero,
     )  # fmt: skip
 
@@ -63,8 +70,8 @@ def _solve(p: LearnerProblem, columns, active, previous: MasterSolution) -> Mast
     weighted = columns * (p.w / jnp.sum(p.w))[:, None]
     gram, margins = columns.T @ weighted, weighted.T @ p.y
     zeros = jnp.zeros_like(margins)
-    r = solve_simplex_qp(2 * gram, zeros, margins, mu, active, previous.weights, p.rtol,
-                         p.max_iter)  # fmt: skip
+    r = solve_simplex_qp(2 * gram, zeros, margins, mu, active, previous.weights, p.master_tol,
+                         p.master_max_iter)  # fmt: skip
     gamma = p.y * (columns @ r.x)
     alpha = p.w * (r.multiplier - 2 * gamma) / jnp.sum(p.w)
     objective = r.x @ gram @ r.x
@@ -73,36 +80,99 @@ def _solve(p: LearnerProblem, columns, active, previous: MasterSolution) -> Mast
     return MasterSolution(r.x, alpha, r.nu, objective, r.iterations, converged, r.lipschitz)
 
 
-def cqboost_max_mu(votes: Votes, y: ArrayLike, sample_weight: ArrayLike | None = None) -> jax.Array:
-    """The largest reachable ``mu``: ``max_Q mu1 = max_j (m_S)_j`` (a vertex of the simplex).
+def cqboost_max_mu(votes: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> jax.Array:
+    """The largest reachable ``mu``: ``max_Q mu1 = max_h (1/W) sum_k w_k y_k h(x_k)`` (a vertex
+    of the simplex), the best single voter's weighted mean margin.
 
-    ``votes``: a finite ``H`` (its columns) or a :class:`pacbound.voters.StumpSearch` (every
-    stump and its complement).
+    Args:
+      votes: ``H`` ``(m, n)`` (over ``[H, -H]``) or a stump search (every stump and its
+        complement).
+      y: ``(m,)`` labels in ``{-1, +1}``.
+      sample_weight: ``(m,)`` example weights ``>= 0`` (``None``: all 1).
     """
-    y, w = prepare(votes, y, sample_weight, 0.0, 1)
-    return jnp.max(candidate_margins(votes, y, w))
+    matrix_free = is_search(votes)
+    y, w = prepare(votes, y, sample_weight, matrix_free)
+    return largest_margin(votes, y, w, matrix_free)
 
 
-def _check(mu, votes, y, w) -> None:
+def _check(mu, votes, y, w, matrix_free: bool) -> None:
     check_scalar("mu", mu, 0.0, 1.0, low_open=True)
     what = "no posterior on these voters has a larger first margin moment;"
-    check_reachable("mu", mu, votes, y, w, what)
+    check_reachable("mu", mu, votes, y, w, matrix_free, what)
 
 
-SPEC = LearnerSpec("cqboost", "CqBoost", RestrictedMaster(_empty, _solve), "mu", _check,
-                   (1e-10, 1e-6), 50_000, {
-    "summary": "CqBoost (roy2016 Algorithm 1) over the columns of a finite voter matrix ``H``.\n"
-               "\nAdds, one at a time, the column with the steepest edge ``sum_k alpha_k y_k "
-               "H_ki``\nuntil none exceeds ``nu + eps``, re-solving program (3) (``mu1 >= mu``) "
-               "on the\nselected columns each time.",
-    "notes": "\n\nRaises ``ValueError`` for malformed inputs or ``mu`` above the largest "
-             "reachable first\nmoment (the message names it, :func:`cqboost_max_mu`). Under "
-             "``jit`` / ``vmap`` (traced\n``mu`` or weights, no value checks) an unreachable "
-             "``mu`` (e.g. on one fold) gives\n``converged = False``.",
-    "hyper_doc": "the first moment of the margin to reach, in ``(0, cqboost_max_mu(H, y)]``.",
-    "weights": "moments are weighted means",
-    "solver": "FISTA",
-    "returns": "``objective`` is ``mu2``, the weighted second moment of the margin "
-               "(program (3)'s\n  objective).",
-})  # fmt: skip
-cqboost, cqboost_stumps = learner_functions(SPEC, __name__)
+CQBOOST = ColumnGenerationSpec(RestrictedMaster(_empty, _solve), _check, (1e-10, 1e-6))
+
+
+def cqboost(
+    H: ArrayLike,
+    y: ArrayLike,
+    mu: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 100,
+    master_tol: ArrayLike | None = None,
+    master_max_iter: ArrayLike = 50_000,
+) -> LearnerResult:
+    """CqBoost (roy2016 Algorithm 1): the C-bound minimized by column generation over ``[H, -H]``.
+
+    Program (3) with ``mu1 >= mu``: ``min_q (1/W) sum_k w_k (H q)_k^2`` subject to
+    ``(1/W) sum_k w_k y_k (H q)_k >= mu`` over the simplex of ``[H, -H]``. Adds, one at a time,
+    the voter with the steepest edge ``sum_k alpha_k y_k h(x_k)`` (dual (6)) until none exceeds
+    ``nu + tol``, re-solving program (3) on the selected voters by FISTA each time (module
+    docstring; the shared arguments and result: :mod:`pacbound.solvers.column_generation`).
+
+    Args:
+      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      y: ``(m,)`` labels in ``{-1, +1}``.
+      mu: the first margin moment to reach, in ``(0, cqboost_max_mu(H, y)]``; traced.
+      sample_weight: ``(m,)`` example weights ``>= 0`` (the moments are weighted means).
+      tol: the largest violation ``edge - nu`` of the dual constraint accepted.
+      max_iter: the most columns (static).
+      master_tol: FISTA's relative gap tolerance (default ``1e-10`` in float64, ``1e-6`` in
+        float32).
+      master_max_iter: FISTA's step cap of one restricted solve.
+
+    Returns:
+      :class:`~pacbound.solvers.protocol.LearnerResult`, ``q`` a distribution over
+      ``[H, -H]``, ``objective`` ``mu2`` (the weighted second margin moment, program (3)'s
+      objective), ``info`` a :class:`~pacbound.solvers.column_generation.ColumnGenerationInfo`.
+
+    Raises:
+      ValueError: for malformed inputs or ``mu`` above the largest reachable first moment (the
+        message names it, :func:`cqboost_max_mu`). Under ``jit`` / ``vmap`` (traced ``mu`` or
+        weights: no value checks) an unreachable ``mu`` (e.g. on one fold) gives
+        ``converged = False``.
+    """
+    return fit(CQBOOST, H, y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter)
+
+
+@learner(matrix_free=True)
+def cqboost_stumps(
+    search: Any,
+    y: ArrayLike,
+    mu: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 100,
+    master_tol: ArrayLike | None = None,
+    master_max_iter: ArrayLike = 50_000,
+) -> LearnerResult:
+    """CqBoost (roy2016 Algorithm 1) over every decision stump and its complement, matrix-free.
+
+    Program (3) of :func:`cqboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016 §5,
+    footnote 7); pricing is the search's sorted cumulative sums, no stump is materialized.
+
+    Args:
+      search: a stump search, :func:`pacbound.voters.stump_search` ``(X)`` or on histograms.
+      y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`cqboost`
+        (``mu`` up to ``cqboost_max_mu(search, y)``).
+
+    Returns:
+      :func:`cqboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
+      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
+    """
+    return fit(CQBOOST, search, y, mu, sample_weight, tol, max_iter, master_tol,
+               master_max_iter, matrix_free=True)  # fmt: skip

@@ -1,5 +1,9 @@
 """LPBoost by column generation, and the soft-margin master it shares with CG-Boost.
 
+:func:`lpboost` (over ``[H, -H]``) and :func:`lpboost_stumps` (over every decision stump and
+its complement) share their arguments and result with the other column-generation learners
+(:mod:`pacbound.solvers.column_generation`); ``H`` below stands for the voters weighed.
+
 roy2016 §6 discusses LPBoost (Demiriz et al. 2002) as the ``L1``-regularized soft-margin LP of
 which CG-Boost is the ``L2`` version (the LP itself is lost from our copy of the paper); we
 solve that ``L1`` form, the one-margin LP of Demiriz et al. §2 and Bi et al. 2004:
@@ -12,9 +16,10 @@ solve that ``L1`` form, the one-margin LP of Demiriz et al. §2 and Bi et al. 20
 dual ``max 1^T alpha  s.t.  H^T diag(y) alpha <= 1, 0 <= alpha <= C w``. (Demiriz et al.'s
 ``nu``-LP ``max rho - D sum xi`` over the simplex is the same family after rescaling ``q`` by the
 margin.) ``w`` are example weights (integer weights repeat examples; zeros drop them). The
-returned ``q`` is the LP's (not normalized); ``q / sum(q)`` is the posterior, with the same vote
-signs. With no column the optimum is ``q = 0``, ``alpha = C w``; if then no edge
-``C sum_k w_k y_k h(x_k)`` exceeds ``1 + eps``, the empty vote is optimal and returned.
+posterior is the LP's ``q / sum(q)`` (the same vote up to a positive scale; the LP's ``q`` is
+``info.program_weights``). With no column the optimum is ``q = 0``, ``alpha = C w``; if then no
+edge ``C sum_k w_k y_k h(x_k)`` exceeds ``1 + tol``, the empty vote is optimal and returned, as
+the uniform posterior.
 
 The restricted program, LPBoost's or CG-Boost's (:mod:`pacbound.solvers.cgboost`), is
 
@@ -34,28 +39,25 @@ LP's duals, scaled to be exactly feasible, price the candidates.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
-from pacbound.optimization.interior_point import SoftMarginResult, solve_soft_margin
-from pacbound.solvers.column_generation import LearnerProblem, LearnerSpec, learner_functions
+from pacbound.optimization.interior_point import solve_soft_margin
+from pacbound.solvers.column_generation import ColumnGenerationSpec, LearnerProblem, fit
 from pacbound.solvers.column_generation_loop import MasterSolution, RestrictedMaster
+from pacbound.solvers.protocol import LearnerResult, learner
 from pacbound.validation import check_scalar
 
-__all__ = [
-    "SoftMarginResult",
-    "lpboost",
-    "lpboost_stumps",
-    "soft_margin_spec",
-    "solve_soft_margin",
-]
+__all__ = ["lpboost", "lpboost_stumps", "soft_margin_spec"]
 
 
-def _empty(p: LearnerProblem, max_columns: int, cost: float) -> MasterSolution:
+def _empty(p: LearnerProblem, max_iter: int, cost: float) -> MasterSolution:
     """No column: ``q = 0``, every slack 1, ``alpha = C w`` (optimal for the empty program)."""
     upper = p.value * p.w
     return MasterSolution(
-        jnp.zeros(max_columns, p.y.dtype), upper, jnp.asarray(cost, p.y.dtype), jnp.sum(upper),
+        jnp.zeros(max_iter, p.y.dtype), upper, jnp.asarray(cost, p.y.dtype), jnp.sum(upper),
         jnp.zeros((), jnp.int32), jnp.ones((), bool), jnp.ones((), p.y.dtype),
     )  # fmt: skip
 
@@ -66,39 +68,95 @@ def _solve(p: LearnerProblem, columns, active, previous, cost: float, rho: float
     c = jnp.full(columns.shape[1], cost, columns.dtype)
     r = solve_soft_margin(
         K, c, rho, p.value * p.w, active, previous.weights, previous.alpha, previous.warm,
-        p.rtol, p.max_iter,
+        p.master_tol, p.master_max_iter,
     )  # fmt: skip
     nu = jnp.asarray(cost, columns.dtype)  # the dual constraint: edges <= cost
     return MasterSolution(r.x, r.y, nu, r.primal_objective, r.iterations, r.converged,
                           r.scale)  # fmt: skip
 
 
-def _check_C(C, votes, y, w) -> None:
+def _check_C(C, votes, y, w, matrix_free: bool) -> None:
     check_scalar("C", C, 0.0, low_open=True)
 
 
-def soft_margin_spec(
-    name: str, title: str, cost: float, rho: float, program: str, objective: str
-) -> LearnerSpec:
-    """The learner of ``min cost 1^T q + rho/2 q^T q + C sum_k w_k xi_k`` (``diag(y) H q + xi
-    >= 1``) with hyperparameter ``C``: LPBoost is ``(1, 0)``, CG-Boost ``(0, 1)``. Build it once
-    (jit caches on the master's identity); ``program`` and ``objective`` go to the docstring."""
+def soft_margin_spec(cost: float, rho: float) -> ColumnGenerationSpec:
+    """The column-generation learner of ``min cost 1^T q + rho/2 q^T q + C sum_k w_k xi_k``
+    (``diag(y) H q + xi >= 1``) with hyperparameter ``C``: LPBoost is ``(1, 0)``, CG-Boost
+    ``(0, 1)``; ``master_tol`` defaults to ``1e-9`` in float64, ``1e-5`` in float32. Build it
+    once (``jit`` caches on the master's identity)."""
     master = RestrictedMaster(
         functools.partial(_empty, cost=cost), functools.partial(_solve, cost=cost, rho=rho)
     )
-    doc = {
-        "summary": f"{title} (the {program} above) by column generation over a finite ``H``.",
-        "notes": "",
-        "hyper_doc": "the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``).",
-        "weights": "the slacks' weights",
-        "solver": "interior-point",
-        "returns": "``q`` is the program's (divide by its sum for the posterior) and "
-        f"``objective`` is ``{objective}``.",
-    }
-    return LearnerSpec(name, title, master, "C", _check_C, (1e-9, 1e-5), 100, doc)
+    return ColumnGenerationSpec(master, _check_C, (1e-9, 1e-5))
 
 
-SPEC = soft_margin_spec(
-    "lpboost", "LPBoost", 1.0, 0.0, "``L1`` soft-margin LP", "1^T q + C sum_k w_k xi_k"
-)
-lpboost, lpboost_stumps = learner_functions(SPEC, __name__)
+LPBOOST = soft_margin_spec(1.0, 0.0)
+
+
+def lpboost(
+    H: ArrayLike,
+    y: ArrayLike,
+    C: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 100,
+    master_tol: ArrayLike | None = None,
+    master_max_iter: ArrayLike = 100,
+) -> LearnerResult:
+    """LPBoost (Demiriz et al. 2002; roy2016 §6): the ``L1`` soft-margin LP by column generation.
+
+    ``min_q 1^T q + C sum_k w_k xi_k`` subject to ``diag(y) H q + xi >= 1``, ``q, xi >= 0``
+    over ``[H, -H]``; its dual constraint is ``sum_k alpha_k y_k h(x_k) <= 1``. Adds the voter
+    with the steepest edge until none exceeds ``1 + tol``, re-solving the restricted LP by the
+    interior-point method of :func:`pacbound.optimization.interior_point.solve_soft_margin`
+    (module docstring; the shared arguments and result:
+    :mod:`pacbound.solvers.column_generation`).
+
+    Args:
+      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      y: ``(m,)`` labels in ``{-1, +1}``.
+      C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
+      sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
+      tol: the largest violation ``edge - 1`` of the dual constraint accepted.
+      max_iter: the most columns (static).
+      master_tol: the interior-point method's relative gap tolerance (default ``1e-9`` in
+        float64, ``1e-5`` in float32).
+      master_max_iter: its step cap of one restricted solve.
+
+    Returns:
+      :class:`~pacbound.solvers.protocol.LearnerResult`, ``q`` the LP's ``q`` divided by its
+      sum (uniform for the empty vote ``q = 0`` of a small ``C``), ``objective``
+      ``1^T q + C sum_k w_k xi_k`` at the LP's ``q`` (``info.program_weights``), ``info`` a
+      :class:`~pacbound.solvers.column_generation.ColumnGenerationInfo`.
+    """
+    return fit(LPBOOST, H, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)
+
+
+@learner(matrix_free=True)
+def lpboost_stumps(
+    search: Any,
+    y: ArrayLike,
+    C: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 100,
+    master_tol: ArrayLike | None = None,
+    master_max_iter: ArrayLike = 100,
+) -> LearnerResult:
+    """LPBoost (roy2016 §6) over every decision stump and its complement, matrix-free.
+
+    The LP of :func:`lpboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016 §5,
+    footnote 7); pricing is the search's sorted cumulative sums.
+
+    Args:
+      search: a stump search, :func:`pacbound.voters.stump_search` ``(X)`` or on histograms.
+      y, C, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`lpboost`.
+
+    Returns:
+      :func:`lpboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
+      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
+    """
+    return fit(LPBOOST, search, y, C, sample_weight, tol, max_iter, master_tol,
+               master_max_iter, matrix_free=True)  # fmt: skip

@@ -1,5 +1,9 @@
 """MDBoost: margin-distribution boosting by column generation (Shen & Li 2010; roy2016 §6).
 
+:func:`mdboost` (over ``[H, -H]``) and :func:`mdboost_stumps` (over every decision stump and
+its complement) share their arguments and result with the other column-generation learners
+(:mod:`pacbound.solvers.column_generation`); ``H`` below stands for the voters weighed.
+
 roy2016 §6 states MDBoost on the normalized margin ``gamma = diag(y) H q``:
 
 .. math::
@@ -25,23 +29,27 @@ The restricted program over the selected columns, with ``G = H_t^T diag(w) H_t /
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from pacbound.optimization.simplex_qp import solve_simplex_qp
-from pacbound.solvers.column_generation import LearnerProblem, LearnerSpec, learner_functions
+from pacbound.solvers.column_generation import ColumnGenerationSpec, LearnerProblem, fit
 from pacbound.solvers.column_generation_loop import MasterSolution, RestrictedMaster
+from pacbound.solvers.protocol import LearnerResult, learner
 from pacbound.validation import check_scalar, is_concrete
 
 __all__ = ["mdboost", "mdboost_stumps"]
 
 
-def _empty(p: LearnerProblem, max_columns: int) -> MasterSolution:
+def _empty(p: LearnerProblem, max_iter: int) -> MasterSolution:
     """``q = 0``, ``alpha = w`` (``gamma = 0``); the first column always enters."""
     inf = jnp.asarray(jnp.inf, p.y.dtype)
     zero = jnp.zeros((), jnp.int32)
     return MasterSolution(
-        jnp.zeros(max_columns, p.y.dtype), p.w, -inf, inf, zero, jnp.ones((), bool), 0 * p.value
+        jnp.zeros(max_iter, p.y.dtype), p.w, -inf, inf, zero, jnp.ones((), bool), 0 * p.value
     )
 
 
@@ -54,7 +62,8 @@ def _solve(p: LearnerProblem, columns, active, previous: MasterSolution) -> Mast
     P = D * total**2 / (total - 1) * (gram - jnp.outer(margins, margins))
     c = -total * margins
     zeros = jnp.zeros_like(margins)
-    r = solve_simplex_qp(P, c, zeros, 0.0, active, previous.weights, p.rtol, p.max_iter)
+    r = solve_simplex_qp(P, c, zeros, 0.0, active, previous.weights, p.master_tol,
+                         p.master_max_iter)  # fmt: skip
     gamma = p.y * (columns @ r.x)
     centred = p.w * (gamma - (p.w @ gamma) / total)
     alpha = p.w - D * total / (total - 1) * centred
@@ -62,21 +71,78 @@ def _solve(p: LearnerProblem, columns, active, previous: MasterSolution) -> Mast
     return MasterSolution(r.x, alpha, r.nu, objective, r.iterations, r.converged, r.lipschitz)
 
 
-def _check(D, votes, y, w) -> None:
+def _check(D, votes, y, w, matrix_free: bool) -> None:
     check_scalar("D", D, 0.0, low_open=True)
     if is_concrete(w) and not float(np.sum(np.asarray(w))) > 1:
         raise ValueError("MDBoost's variance needs sum(sample_weight) > 1")
 
 
-SPEC = LearnerSpec("mdboost", "MDBoost", RestrictedMaster(_empty, _solve), "D", _check,
-                   (1e-10, 1e-6), 50_000, {
-    "summary": "MDBoost (roy2016 §6 primal) by column generation over the columns of a finite "
-               "``H``.",
-    "notes": "",
-    "hyper_doc": "the variance trade-off ``> 0`` (roy2016 §7: ``10^0`` to ``10^2``).",
-    "weights": "``sum > 1``",
-    "solver": "FISTA",
-    "returns": "``q`` is a distribution and ``objective`` is ``(D/2) gamma^T A_w gamma - "
-               "w^T gamma``.",
-})  # fmt: skip
-mdboost, mdboost_stumps = learner_functions(SPEC, __name__)
+MDBOOST = ColumnGenerationSpec(RestrictedMaster(_empty, _solve), _check, (1e-10, 1e-6))
+
+
+def mdboost(
+    H: ArrayLike,
+    y: ArrayLike,
+    D: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 100,
+    master_tol: ArrayLike | None = None,
+    master_max_iter: ArrayLike = 50_000,
+) -> LearnerResult:
+    """MDBoost (roy2016 §6 primal) by column generation over ``[H, -H]``.
+
+    ``min_q (D/2) gamma^T A_w gamma - w^T gamma`` with ``gamma = diag(y) H q`` over the simplex
+    of ``[H, -H]`` (``A_w = W / (W - 1) (diag(w) - w w^T / W)``: ``m`` times ``D m / (2 (m - 1))
+    Var(margin) - mu1`` for unit weights). Adds the voter with the steepest edge
+    ``sum_k alpha_k y_k h(x_k)``, ``alpha = w - D A_w gamma``, until none exceeds ``nu + tol``,
+    re-solving the restricted program by FISTA (module docstring; the shared arguments and
+    result: :mod:`pacbound.solvers.column_generation`).
+
+    Args:
+      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      y: ``(m,)`` labels in ``{-1, +1}``.
+      D: the variance trade-off ``> 0`` (roy2016 §7: ``10^0`` to ``10^2``); traced.
+      sample_weight: ``(m,)`` example weights ``>= 0`` with ``sum > 1``.
+      tol: the largest violation ``edge - nu`` of the dual constraint accepted.
+      max_iter: the most columns (static).
+      master_tol: FISTA's relative gap tolerance (default ``1e-10`` in float64, ``1e-6`` in
+        float32).
+      master_max_iter: FISTA's step cap of one restricted solve.
+
+    Returns:
+      :class:`~pacbound.solvers.protocol.LearnerResult`, ``q`` a distribution over
+      ``[H, -H]``, ``objective`` ``(D/2) gamma^T A_w gamma - w^T gamma``, ``info`` a
+      :class:`~pacbound.solvers.column_generation.ColumnGenerationInfo`.
+    """
+    return fit(MDBOOST, H, y, D, sample_weight, tol, max_iter, master_tol, master_max_iter)
+
+
+@learner(matrix_free=True)
+def mdboost_stumps(
+    search: Any,
+    y: ArrayLike,
+    D: ArrayLike,
+    *,
+    sample_weight: ArrayLike | None = None,
+    tol: ArrayLike = 1e-6,
+    max_iter: int = 100,
+    master_tol: ArrayLike | None = None,
+    master_max_iter: ArrayLike = 50_000,
+) -> LearnerResult:
+    """MDBoost (roy2016 §6) over every decision stump and its complement, matrix-free.
+
+    The program of :func:`mdboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016
+    §5, footnote 7); pricing is the search's sorted cumulative sums.
+
+    Args:
+      search: a stump search, :func:`pacbound.voters.stump_search` ``(X)`` or on histograms.
+      y, D, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`mdboost`.
+
+    Returns:
+      :func:`mdboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
+      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
+    """
+    return fit(MDBOOST, search, y, D, sample_weight, tol, max_iter, master_tol,
+               master_max_iter, matrix_free=True)  # fmt: skip

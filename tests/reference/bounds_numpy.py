@@ -236,9 +236,11 @@ def xi_exact(m):
 def mcallester(risk, kl, m, delta):
     """McAllester bound in Maurer's form on the Gibbs risk R(G_Q) (design.md, pinned):
 
-    R(G_Q) <= R_S(G_Q) + sqrt((KL + ln(2 sqrt(m) / delta)) / (2 m)).
+    R(G_Q) <= R_S(G_Q) + sqrt((KL + ln(2 sqrt(m) / delta)) / (2 m)), at most 1 (a risk).
     """
-    return float(risk + math.sqrt((kl + math.log(2.0 * math.sqrt(m) / delta)) / (2.0 * m)))
+    return min(
+        1.0, float(risk + math.sqrt((kl + math.log(2.0 * math.sqrt(m) / delta)) / (2.0 * m)))
+    )
 
 
 def seeger(risk, kl, m, delta):
@@ -252,9 +254,9 @@ def seeger(risk, kl, m, delta):
 def catoni(risk, kl, m, delta, c):
     """Catoni-form bound on the Gibbs risk R(G_Q), germain2009 Thm 3.1 (any C' = c > 0):
 
-    R(G_Q) <= [c R_S(G_Q) + (KL + ln(1/delta)) / m] / (1 - exp(-c)).
+    R(G_Q) <= [c R_S(G_Q) + (KL + ln(1/delta)) / m] / (1 - exp(-c)), at most 1 (a risk).
     """
-    return float((c * risk + (kl + math.log(1.0 / delta)) / m) / (-math.expm1(-c)))
+    return min(1.0, float((c * risk + (kl + math.log(1.0 / delta)) / m) / (-math.expm1(-c))))
 
 
 def general_loss(empirical_loss, kl, m, delta, c, c_a, k_bar):
@@ -384,12 +386,11 @@ def empirical_bernstein(mean, variance, m, delta):
     """Empirical Bernstein upper bound on E[Z] for Z in [0, 1], maurer2009 Thm 4:
 
     E Z <= mean + sqrt(2 V ln(2/delta) / m) + 7 ln(2/delta) / (3 (m - 1)),
-    V the unbiased sample variance (divisor m - 1) of the m observations.
+    V the unbiased sample variance (divisor m - 1) of the m observations; at most 1 (Z <= 1).
     """
     log_term = math.log(2.0 / delta)
-    return float(
-        mean + math.sqrt(2.0 * variance * log_term / m) + 7.0 * log_term / (3.0 * (m - 1.0))
-    )
+    value = mean + math.sqrt(2.0 * variance * log_term / m) + 7.0 * log_term / (3.0 * (m - 1.0))
+    return min(1.0, float(value))
 
 
 # --------------------------------------------------------------------------------------------
@@ -398,11 +399,10 @@ def empirical_bernstein(mean, variance, m, delta):
 
 
 def pac_bound_0(gibbs, kl, m, delta):
-    """germain2015 PAC-Bound 0 on R(B_Q): 2 kl^-1_up(R_S(G_Q), (KL + ln(xi(m)/delta)) / m).
-
-    Literal (not capped at 1).
+    """germain2015 PAC-Bound 0 on R(B_Q): 2 kl^-1_up(R_S(G_Q), (KL + ln(xi(m)/delta)) / m),
+    capped at 1 (a risk; the literal formula reaches 2).
     """
-    return 2.0 * kl_inv_upper(gibbs, (kl + log_xi(m) - math.log(delta)) / m)
+    return min(1.0, 2.0 * kl_inv_upper(gibbs, (kl + log_xi(m) - math.log(delta)) / m))
 
 
 def pac_bound_1(gibbs, dis, kl, m, delta):

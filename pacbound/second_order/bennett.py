@@ -1,0 +1,254 @@
+"""The PAC-Bayes-Bennett inequality and the CCPBB bound on the weighted majority vote.
+
+The mu-tandem loss ``L_mu(h, h') = (1[h errs] - mu)(1[h' errs] - mu)`` has range
+``K_mu = max(1 - mu, 1 - 2 mu)``; PAC-Bayes-Bennett bounds its ``rho^2``-average using an
+upper bound on the average variance (PAC-Bayes-Empirical-Bernstein on the variance), and the
+parametric Chebyshev-Cantelli oracle bound turns it into a bound on ``L(MV)`` (CCPBB). The
+free ``lambda`` of the variance bound and ``gamma`` of Bennett's are searched over the papers'
+geometric grids with a union bound over each; ``mu`` must come from a data-independent grid
+(the statistics depend on it), with its own union bound (``ccpbb_over_mu``).
+
+Sources: [WMLIS21] Wu, Masegosa, Lorenzen, Igel, Seldin, "Chebyshev-Cantelli PAC-Bayes-Bennett
+inequality for the weighted majority vote", NeurIPS 2021 (arXiv 2106.13624): Thm 9
+(PAC-Bayes-Bennett), Thm 13 (the variance bound), Thm 15 (CCPBB); [TS13] Tolstikhin, Seldin,
+"PAC-Bayes-empirical-Bernstein inequality", NeurIPS 2013.
+
+Functions: ``mu_tandem_range``, ``variance_upper_bound``, ``pac_bayes_bennett``, ``ccpbb``,
+``ccpbb_over_mu``. ``GRID_SIZE`` is the static capacity of the lambda / gamma grids.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.typing import ArrayLike
+
+from pacbound.numerics import lambert_w
+from pacbound.second_order.common import as_floats, chebyshev_cantelli, clip_unit
+
+__all__ = [
+    "GRID_SIZE",
+    "ccpbb",
+    "ccpbb_over_mu",
+    "mu_tandem_range",
+    "pac_bayes_bennett",
+    "variance_upper_bound",
+]
+
+GRID_SIZE = 256  # static capacity of the lambda / gamma grids (>= their size for n <= 1e9)
+
+
+def mu_tandem_range(mu: ArrayLike) -> jax.Array:
+    """``K_mu = max(1 - mu, 1 - 2 mu)``, the range of the mu-tandem loss ([WMLIS21]): its values
+    are ``(1 - mu)^2``, ``-mu (1 - mu)`` and ``mu^2``."""
+    mu = jnp.asarray(mu, jnp.result_type(mu, float))
+    return jnp.maximum(1.0 - mu, 1.0 - 2.0 * mu)
+
+
+def _grid_parameters(every, parameters):
+    """The grid's parameters, without gradient, with the rank of all arguments broadcast
+    (leading axes of length 1) but not their batch: a grid that depends only on ``n2``,
+    ``delta`` and ``mu`` is computed once for a batch of posteriors, not once per posterior."""
+    ndim = len(jnp.broadcast_shapes(*(jnp.shape(x) for x in every)))
+    padded = (jnp.reshape(x, (1,) * (ndim - jnp.ndim(x)) + jnp.shape(x)) for x in parameters)
+    return tuple(lax.stop_gradient(x) for x in jnp.broadcast_arrays(*padded))
+
+
+def _grid(start, ratio, count, size):
+    """``start * ratio^i`` and the mask ``i < count`` for ``i < size``, on a new leading axis
+    (``start``, ``ratio`` and ``count`` share one shape); unused slots repeat ``start`` so that
+    nothing overflows (and no gradient is NaN) beyond ``count``."""
+    i = jnp.arange(size, dtype=start.dtype).reshape((size,) + (1,) * jnp.ndim(start))
+    valid = i < count
+    return jnp.where(valid, start * ratio**i, start), valid
+
+
+def _lambda_grid(n2, delta1, c1, size):
+    """[WMLIS21] Thm 13's grid of ``t = lambda n2 / (2 (n2 - 1))``: ``t_i = c1^i t_min``,
+    ``t_min = 1 / (sqrt((n2 - 1) / ln(1/delta1) + 1) + 1)``, ``k_lambda = ceil(log_{c1}((
+    sqrt((n2 - 1) / ln(1/delta1) + 1) + 1) / 2))`` points (so ``t < 1/2``)."""
+    root = jnp.sqrt((n2 - 1.0) / -jnp.log(delta1) + 1.0)
+    count = jnp.clip(jnp.ceil(jnp.log((root + 1.0) / 2.0) / jnp.log(c1)), 1.0, size)
+    return (*_grid(1.0 / (root + 1.0), c1, count, size), count)
+
+
+def _gamma_grid(n2, delta1, delta2, mu, c2, size):
+    """[WMLIS21] Thm 15's grid ``gamma_i = c2^i gamma_min`` up to ``gamma_max``, with
+    ``K = K_mu``: ``gamma_min = (1 + W_0((4 ln(1/delta2) / n2 - 1) / e)) / K`` and, with
+    ``V_min = 2 K^2 ln(1/delta1) / (n2 - 1)`` and ``a = 1 / (1 + K^2 / V_min)``,
+    ``gamma_max = -(W_{-1}(-a e^{-a}) + a) / K``; ``k_gamma = ceil(log_{c2}(gamma_max /
+    gamma_min))`` points (at least one)."""
+    k = mu_tandem_range(mu)
+    gamma_min = (1.0 + lambert_w((-4.0 * jnp.log(delta2) / n2 - 1.0) / jnp.e, 0)) / k
+    v_min = -2.0 * k**2 * jnp.log(delta1) / (n2 - 1.0)
+    a = 1.0 / (1.0 + k**2 / v_min)
+    gamma_max = -(lambert_w(-a * jnp.exp(-a), -1) + a) / k
+    count = jnp.clip(jnp.ceil(jnp.log(gamma_max / gamma_min) / jnp.log(c2)), 1.0, size)
+    return (*_grid(gamma_min, c2, count, size), count)
+
+
+@functools.partial(jax.jit, static_argnames="grid_size")
+def variance_upper_bound(
+    variance: ArrayLike,
+    kl: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    mu: ArrayLike,
+    c1: ArrayLike = 1.05,
+    grid_size: int = GRID_SIZE,
+) -> jax.Array:
+    """Upper bound on ``E_{rho^2}[Var(L_mu(h, h'))]`` ([WMLIS21] Thm 13, after [TS13]), the
+    smallest over the grid of ``k_lambda`` values of ``t = lambda n2 / (2 (n2 - 1))`` (union
+    bound: ``ln(k_lambda / delta)``):
+
+    .. math:: \\mathbb E_{\\rho^2}[V_\\mu] \\le \\min_t \\frac{\\hat V}{1 - t} +
+              \\frac{K_\\mu^2 (2KL + \\ln(k_\\lambda/\\delta))}{2 (n_2 - 1)\\, t (1 - t)}.
+
+    Args:
+      variance: ``E_{rho^2}[V_hat_mu(h, h')]`` (unbiased per pair; ``mu_tandem_variance``).
+      kl: ``KL(rho||pi)``.
+      n2: pair sample size (``>= 2``).
+      delta: the confidence of this inequality.
+      mu: the mu of the loss (sets ``K_mu``).
+      c1: grid ratio (1.05 in the paper).
+      grid_size: static capacity of the grid.
+    """
+    variance, kl, delta, mu, c1 = as_floats(variance, kl, delta, mu, c1)
+    n2 = jnp.asarray(n2, kl.dtype)
+    fixed = _grid_parameters((variance, kl, n2, delta, mu, c1), (n2, delta, c1))
+    t, valid, count = _lambda_grid(*fixed, grid_size)
+    complexity = mu_tandem_range(mu) ** 2 * (2.0 * kl + jnp.log(count) - jnp.log(delta))
+    complexity = complexity / (2.0 * (n2 - 1.0))
+    values = variance / (1.0 - t) + complexity / (t * (1.0 - t))
+    return jnp.min(jnp.where(valid, values, jnp.inf), axis=0)
+
+
+def _phi_over_square(x: jax.Array) -> jax.Array:
+    """``phi(x) / x^2 = (e^x - x - 1) / x^2``, by its series below ``|x| = 1/2``."""
+    small = jnp.abs(x) < 0.5
+    safe = jnp.where(small, 1.0, x)
+    series = sum(x**k / float(math.factorial(k + 2)) for k in range(12))  # no int32 overflow
+    return jnp.where(small, series, (jnp.expm1(safe) - safe) / safe**2)
+
+
+@functools.partial(jax.jit, static_argnames="grid_size")
+def pac_bayes_bennett(
+    mean: ArrayLike,
+    variance_bound: ArrayLike,
+    kl: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    mu: ArrayLike,
+    variance_delta: ArrayLike | None = None,
+    c2: ArrayLike = 1.05,
+    grid_size: int = GRID_SIZE,
+) -> jax.Array:
+    """PAC-Bayes-Bennett on the mu-tandem loss ([WMLIS21] Thm 15's numerator), the smallest over
+    the grid of ``k_gamma`` values of ``gamma`` (union bound ``ln(k_gamma / delta)``):
+
+    .. math:: \\mathbb E_{\\rho^2}[L_\\mu] \\le \\min_\\gamma \\hat L_\\mu(\\rho) +
+              \\frac{\\phi(\\gamma K_\\mu)}{\\gamma K_\\mu^2} \\min(V, K_\\mu^2/4) +
+              \\frac{2KL + \\ln(k_\\gamma/\\delta)}{\\gamma n_2}, \\quad \\phi(x) = e^x - x - 1,
+
+    with ``V`` an upper bound on ``E_{rho^2}[Var(L_mu)]`` (``variance_upper_bound``).
+
+    Args:
+      mean: ``E_{rho^2}[L_hat_mu(h, h')]``.
+      variance_bound: upper bound on the average variance.
+      kl, n2, delta, mu: ``KL(rho||pi)``, pair sample size, this inequality's confidence, mu.
+      variance_delta: the variance inequality's confidence, which sets ``gamma_max``
+        (default ``delta``).
+      c2: grid ratio (1.05 in the paper).
+      grid_size: static capacity of the grid.
+    """
+    variance_delta = delta if variance_delta is None else variance_delta
+    mean, variance_bound, kl, delta, mu, c2, vd = as_floats(
+        mean, variance_bound, kl, delta, mu, c2, variance_delta
+    )
+    n2 = jnp.asarray(n2, kl.dtype)
+    every = (mean, variance_bound, kl, n2, delta, mu, c2, vd)
+    gamma, valid, count = _gamma_grid(*_grid_parameters(every, (n2, vd, delta, mu, c2)), grid_size)
+    k = mu_tandem_range(mu)
+    variance = jnp.minimum(variance_bound, k**2 / 4.0)
+    spread = _phi_over_square(gamma * k) * gamma * variance
+    complexity = (2.0 * kl + jnp.log(count) - jnp.log(delta)) / (gamma * n2)
+    return jnp.min(jnp.where(valid, mean + spread + complexity, jnp.inf), axis=0)
+
+
+@functools.partial(jax.jit, static_argnames=("grid_size", "clip"))
+def ccpbb(
+    mu_tandem_risk: ArrayLike,
+    mu_tandem_variance: ArrayLike,
+    kl: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    mu: ArrayLike,
+    n_mu: ArrayLike = 1,
+    c1: ArrayLike = 1.05,
+    c2: ArrayLike = 1.05,
+    grid_size: int = GRID_SIZE,
+    clip: bool = True,
+) -> jax.Array:
+    """CCPBB bound ([WMLIS21] Thm 15): Chebyshev-Cantelli with PAC-Bayes-Bennett on the
+    mu-tandem loss and the empirical variance bound of Thm 13, ``delta / 2`` each:
+
+    .. math:: L(MV_\\rho) \\le \\frac{\\text{PBB}(\\hat L_\\mu, \\text{VUB}(\\hat V_\\mu,
+              \\delta'/2), \\delta'/2)}{(1/2 - \\mu)^2}, \\quad \\delta' = \\delta / n_\\mu,
+
+    ``PBB = pac_bayes_bennett``, ``VUB = variance_upper_bound``. The mu-tandem statistics depend
+    on ``mu``, so ``mu`` must be fixed before seeing the data or taken from a data-independent
+    grid of ``n_mu`` values (union bound over it, as ``ccpbb_over_mu``).
+
+    Args:
+      mu_tandem_risk: ``E_{rho^2}[L_hat_mu(h, h')]`` (``loss_statistics.mu_tandem_risk``).
+      mu_tandem_variance: ``E_{rho^2}[V_hat_mu(h, h')]`` (``mu_tandem_variance``).
+      kl, n2, delta: ``KL(rho||pi)``, pair sample size (``>= 2``), confidence.
+      mu: ``mu < 1/2``.
+      n_mu: size of the grid ``mu`` was taken from (1 for a fixed ``mu``).
+      c1, c2: the lambda and gamma grid ratios (1.05 in the paper).
+      grid_size: static capacity of those grids.
+      clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value (at least 0).
+    """
+    mu_tandem_risk, mu_tandem_variance, kl, delta, mu = as_floats(
+        mu_tandem_risk, mu_tandem_variance, kl, delta, mu
+    )
+    half = delta / jnp.asarray(n_mu, delta.dtype) / 2.0
+    variance = variance_upper_bound(mu_tandem_variance, kl, n2, half, mu, c1, grid_size)
+    numerator = pac_bayes_bennett(mu_tandem_risk, variance, kl, n2, half, mu, half, c2, grid_size)
+    return clip_unit(chebyshev_cantelli(numerator, mu), clip)
+
+
+@functools.partial(jax.jit, static_argnames="grid_size")
+def ccpbb_over_mu(
+    mu_grid: ArrayLike,
+    mu_tandem_risks: ArrayLike,
+    mu_tandem_variances: ArrayLike,
+    kl: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    c1: ArrayLike = 1.05,
+    c2: ArrayLike = 1.05,
+    grid_size: int = GRID_SIZE,
+) -> jax.Array:
+    """The smallest ``ccpbb`` over a data-independent grid of ``k`` values of ``mu`` (the last
+    axis), with the union bound ``delta / k`` ([WMLIS21] minimizes over a grid of ``mu`` in
+    ``(-1/2, 1/2)``); the statistics are given at each grid value (same last axis)."""
+    mu_grid = jnp.asarray(mu_grid)
+    k = mu_grid.shape[-1]
+    values = ccpbb(
+        mu_tandem_risks,
+        mu_tandem_variances,
+        jnp.expand_dims(kl, -1),
+        n2,
+        delta,
+        mu_grid,
+        k,
+        c1,
+        c2,
+        grid_size,
+    )
+    return jnp.min(values, axis=-1)

@@ -1,0 +1,251 @@
+"""Second-order bounds with PAC-Bayes-kl: first-order, TND (kl and lambda forms), DIS, CCTND.
+
+The tandem loss of a pair of voters, ``1[h errs] 1[h' errs]``, has the ``rho^2``-average
+``E_{rho^2}[L(h, h')] = E_D[W^2]``, ``W = E_rho[1[h errs]]``, and the majority vote errs only
+where ``W >= 1/2``: Markov's inequality on ``W^2`` gives the second-order oracle bound
+``L(MV) <= 4 E_{rho^2}[L(h, h')]`` ([MLIS20]), Cantelli's on ``(W - mu)^2`` the parametric
+one of [WMLIS21]; PAC-Bayes-kl (Seeger 2002, Maurer 2004) over ``rho^2`` (with
+``KL(rho^2||pi^2) = 2 KL(rho||pi)``) turns them into empirical bounds.
+
+Sources: [MLIS20] Masegosa, Lorenzen, Igel, Seldin, "Second order PAC-Bayesian bounds for the
+weighted majority vote", NeurIPS 2020 (arXiv 2007.13532); [WMLIS21] Wu, Masegosa, Lorenzen,
+Igel, Seldin, "Chebyshev-Cantelli PAC-Bayes-Bennett inequality for the weighted majority
+vote", NeurIPS 2021 (arXiv 2106.13624); Thiemann, Igel, Wintenberger, Seldin, "A strongly
+quasiconvex PAC-Bayesian bound", ALT 2017 (PAC-Bayes-lambda).
+
+Functions: ``first_order_kl``; ``tnd_kl``, ``tnd_lambda``, ``tnd_optimal_lambda``,
+``tnd_lambda_optimal``; ``dis``; ``cctnd``, ``cctnd_optimal_mu``, ``cctnd_optimal``. Conventions
+(sizes, ``kl``, clipping) in :mod:`pacbound.second_order`.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.typing import ArrayLike
+
+from pacbound.bounds import seeger
+from pacbound.kl import kl_inv_lower, kl_inv_upper
+from pacbound.second_order.common import as_floats, chebyshev_cantelli, clip_unit, maurer_term
+
+__all__ = [
+    "cctnd",
+    "cctnd_optimal",
+    "cctnd_optimal_mu",
+    "dis",
+    "first_order_kl",
+    "tnd_kl",
+    "tnd_lambda",
+    "tnd_lambda_optimal",
+    "tnd_optimal_lambda",
+]
+
+
+def first_order_kl(
+    gibbs_risk: ArrayLike, kl: ArrayLike, n: ArrayLike, delta: ArrayLike, clip: bool = True
+) -> jax.Array:
+    """First-order bound ``L(MV) <= 2 E_rho[L(h)]`` with PAC-Bayes-kl ([MLIS20] Sec. 2, the
+    first-order oracle bound; Seeger 2002, Maurer 2004):
+
+    .. math:: L(MV_\\rho) \\le \\min\\big(1,\\ 2\\,kl^{-1}_{up}\\big(\\hat L(\\rho),
+              \\frac{KL(\\rho\\|\\pi) + \\ln(2\\sqrt n/\\delta)}{n}\\big)\\big).
+
+    Args:
+      gibbs_risk: ``E_rho[L_hat(h)]``.
+      kl: ``KL(rho||pi)``.
+      n: sample size of the Gibbs risk.
+      delta: confidence.
+      clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value.
+    """
+    gibbs_risk, kl, delta = as_floats(gibbs_risk, kl, delta)
+    return clip_unit(2.0 * seeger(gibbs_risk, kl, jnp.asarray(n, kl.dtype), delta), clip)
+
+
+def tnd_kl(
+    tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike, clip: bool = True
+) -> jax.Array:
+    """TND bound, kl form ([MLIS20], second-order oracle bound ``L(MV) <= 4 E_{rho^2}[L(h,
+    h')]`` with PAC-Bayes-kl on the tandem loss over ``rho^2``):
+
+    .. math:: L(MV_\\rho) \\le \\min\\big(1,\\ 4\\,kl^{-1}_{up}\\big(\\hat T(\\rho),
+              \\frac{2 KL(\\rho\\|\\pi) + \\ln(2\\sqrt{n_2}/\\delta)}{n_2}\\big)\\big).
+
+    Args:
+      tandem_risk: ``E_{rho^2}[L_hat(h, h')]``.
+      kl: ``KL(rho||pi)``.
+      n2: sample size of the tandem losses.
+      delta: confidence.
+      clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value.
+    """
+    tandem_risk, kl, delta = as_floats(tandem_risk, kl, delta)
+    n2 = jnp.asarray(n2, kl.dtype)
+    eps = (2.0 * kl + maurer_term(n2, delta, 2.0)) / n2
+    return clip_unit(4.0 * kl_inv_upper(tandem_risk, eps), clip)
+
+
+def tnd_lambda(
+    tandem_risk: ArrayLike,
+    kl: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    lam: ArrayLike,
+    clip: bool = True,
+) -> jax.Array:
+    """TND bound, lambda form ([MLIS20], PAC-Bayes-lambda of Thiemann et al. 2017 on the tandem
+    loss), for every ``lam`` in ``(0, 2)`` simultaneously (so ``lam`` may depend on the data):
+
+    .. math:: L(MV_\\rho) \\le \\min\\Big(1,\\ 4\\Big[\\frac{\\hat T(\\rho)}{1 - \\lambda/2} +
+              \\frac{2 KL(\\rho\\|\\pi) + \\ln(2\\sqrt{n_2}/\\delta)}
+              {\\lambda (1 - \\lambda/2) n_2}\\Big]\\Big).
+
+    A relaxation of ``tnd_kl`` (never below it).
+    """
+    tandem_risk, kl, delta, lam = as_floats(tandem_risk, kl, delta, lam)
+    n2 = jnp.asarray(n2, kl.dtype)
+    scale = 1.0 - lam / 2.0
+    complexity = (2.0 * kl + maurer_term(n2, delta, 2.0)) / (lam * scale * n2)
+    return clip_unit(4.0 * (tandem_risk / scale + complexity), clip)
+
+
+def tnd_optimal_lambda(
+    tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike
+) -> jax.Array:
+    """The ``lam`` minimizing ``tnd_lambda`` ([MLIS20]; Thiemann et al. 2017):
+
+    .. math:: \\lambda^* = \\frac{2}{\\sqrt{2 n_2 \\hat T(\\rho) / (2KL + \\ln(2\\sqrt{n_2}/
+              \\delta)) + 1} + 1} \\in (0, 1].
+    """
+    tandem_risk, kl, delta = as_floats(tandem_risk, kl, delta)
+    n2 = jnp.asarray(n2, kl.dtype)
+    complexity = 2.0 * kl + maurer_term(n2, delta, 2.0)
+    return 2.0 / (jnp.sqrt(2.0 * n2 * tandem_risk / complexity + 1.0) + 1.0)
+
+
+def tnd_lambda_optimal(
+    tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike, clip: bool = True
+) -> jax.Array:
+    """``tnd_lambda`` at ``tnd_optimal_lambda``; its gradient is the envelope theorem's (the
+    bound's partial derivatives at the optimal ``lam``, held fixed)."""
+    lam = lax.stop_gradient(tnd_optimal_lambda(tandem_risk, kl, n2, delta))
+    return tnd_lambda(tandem_risk, kl, n2, delta, lam, clip)
+
+
+def dis(
+    gibbs_risk: ArrayLike,
+    disagreement: ArrayLike,
+    kl: ArrayLike,
+    n: ArrayLike,
+    m: ArrayLike,
+    delta: ArrayLike,
+    clip: bool = True,
+) -> jax.Array:
+    """DIS bound for **binary** classification ([MLIS20]: ``E_{rho^2}[L(h, h')] = E_rho[L(h)] -
+    E_{rho^2}[D(h, h')] / 2``), with the disagreement estimated on ``m`` (possibly unlabeled)
+    examples; ``delta`` split in two (``ln(4 sqrt(.) / delta)``):
+
+    .. math:: L(MV_\\rho) \\le 4\\,kl^{-1}_{up}\\big(\\hat L(\\rho), \\frac{KL + \\ln(4\\sqrt n/
+              \\delta)}{n}\\big) - 2\\,kl^{-1}_{low}\\big(\\hat D(\\rho), \\frac{2KL +
+              \\ln(4\\sqrt m/\\delta)}{m}\\big),
+
+    clipped to ``[0, 1]``.
+
+    Args:
+      gibbs_risk: ``E_rho[L_hat(h)]`` on ``n`` labeled examples.
+      disagreement: ``E_{rho^2}[D_hat(h, h')]`` on ``m`` examples (unlabeled, or labeled and
+        unlabeled together; ``min`` of the pair counts out of bag).
+      kl, n, m, delta: ``KL(rho||pi)``, the two sample sizes, the confidence.
+      clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value (at least 0).
+    """
+    gibbs_risk, disagreement, kl, delta = as_floats(gibbs_risk, disagreement, kl, delta)
+    n, m = jnp.asarray(n, kl.dtype), jnp.asarray(m, kl.dtype)
+    gibbs_up = kl_inv_upper(gibbs_risk, (kl + maurer_term(n, delta, 4.0)) / n)
+    dis_low = kl_inv_lower(disagreement, (2.0 * kl + maurer_term(m, delta, 4.0)) / m)
+    return clip_unit(4.0 * gibbs_up - 2.0 * dis_low, clip)
+
+
+# ------------------------------------------------------------------ Chebyshev-Cantelli (CCTND)
+
+
+def _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta):
+    """``(T_up, G_low, G_up)``: the PAC-Bayes-kl inversions of CCTND, ``delta / 2`` each."""
+    tandem_risk, gibbs_risk, kl, delta = as_floats(tandem_risk, gibbs_risk, kl, delta)
+    n, n2 = jnp.asarray(n, kl.dtype), jnp.asarray(n2, kl.dtype)
+    tandem_up = kl_inv_upper(tandem_risk, (2.0 * kl + maurer_term(n2, delta, 4.0)) / n2)
+    eps = (kl + maurer_term(n, delta, 4.0)) / n
+    return tandem_up, kl_inv_lower(gibbs_risk, eps), kl_inv_upper(gibbs_risk, eps)
+
+
+def _cctnd_value(tandem_up, gibbs_low, gibbs_up, mu):
+    gibbs = jnp.where(mu >= 0, gibbs_low, gibbs_up)
+    return chebyshev_cantelli(tandem_up - 2.0 * mu * gibbs + mu**2, mu)
+
+
+def cctnd(
+    tandem_risk: ArrayLike,
+    gibbs_risk: ArrayLike,
+    kl: ArrayLike,
+    n: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    mu: ArrayLike,
+    clip: bool = True,
+) -> jax.Array:
+    """CCTND bound ([WMLIS21]): the Chebyshev-Cantelli oracle bound ``L(MV) <= (E_{rho^2}[L(h,
+    h')] - 2 mu E_rho[L(h)] + mu^2) / (1/2 - mu)^2`` with PAC-Bayes-kl on the tandem loss
+    (``n2``) and on the Gibbs risk (``n``), ``delta / 2`` each:
+
+    .. math:: L(MV_\\rho) \\le \\frac{kl^{-1}_{up}(\\hat T, \\frac{2KL + \\ln(4\\sqrt{n_2}/
+              \\delta)}{n_2}) - 2\\mu\\,\\tilde L + \\mu^2}{(1/2 - \\mu)^2}, \\quad
+              \\tilde L = kl^{-1}_{low / up}\\big(\\hat L, \\frac{KL + \\ln(4\\sqrt n/\\delta)}{n}
+              \\big)\\ \\text{for}\\ \\mu \\ge 0 / \\mu < 0.
+
+    Both kl inequalities are two-sided and hold for all ``rho`` at once, and ``mu`` enters only
+    after them, so the bound holds for every ``mu < 1/2`` simultaneously: ``mu`` may be chosen
+    from the data (``cctnd_optimal``) without a union bound. At ``mu = 0`` it is ``tnd_kl`` at
+    ``delta / 2``. Clipped to ``[0, 1]`` unless ``clip`` is ``False``.
+    """
+    parts = _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta)
+    return clip_unit(_cctnd_value(*parts, jnp.asarray(mu, parts[0].dtype)), clip)
+
+
+def _stationary_mu(tandem_up, gibbs):
+    """Stationary point ``(G/2 - T) / (1/2 - G)`` of ``(T - 2 mu G + mu^2) / (1/2 - mu)^2``
+    (a minimum when ``G < 1/2``)."""
+    return (0.5 * gibbs - tandem_up) / jnp.where(gibbs < 0.5, 0.5 - gibbs, 1.0)
+
+
+def cctnd_optimal_mu(
+    tandem_risk: ArrayLike,
+    gibbs_risk: ArrayLike,
+    kl: ArrayLike,
+    n: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+) -> jax.Array:
+    """The ``mu < 1/2`` minimizing ``cctnd``, in closed form ([WMLIS21], the update
+    ``mu = (G/2 - T) / (1/2 - G)`` of its alternating minimization), on each of the two
+    branches (``G = G_low`` for ``mu >= 0``, ``G_up`` for ``mu < 0``), the better one kept."""
+    tandem_up, gibbs_low, gibbs_up = _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta)
+    upper = 0.5 - jnp.finfo(tandem_up.dtype).eps
+    mu_plus = jnp.clip(_stationary_mu(tandem_up, gibbs_low), 0, upper)
+    mu_plus = jnp.where(gibbs_low < 0.5, mu_plus, 0)
+    mu_minus = jnp.where(gibbs_up < 0.5, jnp.minimum(_stationary_mu(tandem_up, gibbs_up), 0), 0)
+    plus = _cctnd_value(tandem_up, gibbs_low, gibbs_up, mu_plus)
+    minus = _cctnd_value(tandem_up, gibbs_low, gibbs_up, mu_minus)
+    return jnp.where(plus <= minus, mu_plus, mu_minus)
+
+
+def cctnd_optimal(
+    tandem_risk: ArrayLike,
+    gibbs_risk: ArrayLike,
+    kl: ArrayLike,
+    n: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+    clip: bool = True,
+) -> jax.Array:
+    """``cctnd`` at ``cctnd_optimal_mu`` (valid: CCTND holds for all ``mu`` at once); gradient
+    by the envelope theorem (``mu`` held at its optimum)."""
+    mu = lax.stop_gradient(cctnd_optimal_mu(tandem_risk, gibbs_risk, kl, n, n2, delta))
+    return cctnd(tandem_risk, gibbs_risk, kl, n, n2, delta, mu, clip)
