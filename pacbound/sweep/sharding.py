@@ -1,8 +1,8 @@
 """Sharding over devices: the *cells* of a sweep, or the *examples* of one learner.
 
 **Cells.** :func:`map_cells` maps a batched function over a leading axis of cells, sharded
-across devices, in chunks. :mod:`pacbound.sweep` turns a hyperparameter grid (times folds) into one array of cells and
-calls :func:`map_cells`, which
+across devices, in chunks. :mod:`pacbound.sweep` turns a hyperparameter grid (times folds) into
+one array of cells and calls :func:`map_cells`, which
 
 * lays the devices out as a one-axis :class:`jax.sharding.Mesh` named ``"cells"`` and runs the
   function under :func:`jax.shard_map`: every device solves its own slice of cells, with the
@@ -209,7 +209,7 @@ def _placed(x: ArrayLike, axis: int, pad: int, fill, sharding: NamedSharding) ->
     """
     x = x if isinstance(x, np.ndarray) else np.asarray(x)
     m = x.shape[axis]
-    shape = x.shape[:axis] + (m + pad,) + x.shape[axis + 1 :]
+    shape = (*x.shape[:axis], m + pad, *x.shape[axis + 1 :])
 
     def block(index: tuple[slice, ...]) -> np.ndarray:
         start, stop, _ = index[axis].indices(shape[axis])
