@@ -45,7 +45,7 @@ import numpy as np
 from common import RESULTS, print_table, write_json
 from jax import lax
 
-from pacbound import voters
+from pacbound import solvers, voters
 from pacbound.voters import histogram as hs
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0
@@ -140,6 +140,45 @@ def sklearn_round(X, y, row: dict) -> None:
     _record(row, "hgb_round", [(t - u) / (ROUNDS - 1) for t, u in zip(many, one)])
 
 
+LEARNERS = {"cbboost": solvers.cbboost_stumps, "adaboost": solvers.adaboost_stumps}
+
+
+def _program_bytes(fn, *args) -> dict:
+    """XLA's planned bytes of one compiled call of ``fn(*args)`` (arguments, temporaries,
+    outputs; aliased bytes counted once)."""
+    a = jax.jit(fn).lower(*args).compile().memory_analysis()
+    if a is None:
+        return {}
+    total = a.argument_size_in_bytes + a.output_size_in_bytes + a.temp_size_in_bytes
+    return {
+        "argument_bytes": int(a.argument_size_in_bytes),
+        "temp_bytes": int(a.temp_size_in_bytes),
+        "peak_bytes": int(total - a.alias_size_in_bytes),
+    }
+
+
+def learner_times(search, y, search_name: str, row: dict, rounds: int = ROUNDS) -> None:
+    """Compile time, time per round and planned memory of each learner in :data:`LEARNERS`.
+
+    ``first`` = the first call (compilation + run), ``run`` = the median of later calls; the
+    compile time is their difference and a round is ``run / rounds``.
+    """
+    y = jnp.asarray(y)
+    for name, learner in LEARNERS.items():
+        fit = jax.jit(functools.partial(learner, n_rounds=rounds))
+        start = time.perf_counter()
+        result = jax.block_until_ready(fit(search, y))
+        first = time.perf_counter() - start
+        key = f"{name}_{search_name}"
+        run = _times(fit, search, y, repeats=1)
+        _record(row, f"{key}_round", run, 1 / rounds)
+        row[f"{key}_compile_s"] = first - run[0]
+        row[f"{key}_steps"] = int(result.steps)
+        for stat, value in _program_bytes(fit, search, y).items():
+            row[f"{key}_{stat}"] = value
+        print(f"  {key}: {1e3 * row[f'{key}_round_s']:.1f} ms a round", flush=True)
+
+
 def bench_size(m: int, repeats: int) -> dict:
     X, y = higgs_like(m)
     a = jnp.asarray(y / m)
@@ -163,7 +202,9 @@ def bench_size(m: int, repeats: int) -> dict:
     times = _times(voters.stump_edges, exact, a, repeats=repeats, warmup=True)
     _record(row, "exact_round", times)
     row["exact_round_temp_bytes"] = _temp_bytes(voters.stump_edges, exact, a)
+    learner_times(exact, y, "exact", row)
     del exact
+    learner_times(search, y, "hist", row)
     lightgbm_times(X, y, row)
     sklearn_round(X, y, row)
     row["load_after"] = os.getloadavg()[0]
@@ -321,6 +362,36 @@ HEADER = [
 ]  # fmt: skip
 
 
+def learner_ratios(r: dict) -> dict:
+    """Per learner and search: its round as a multiple of LightGBM's, scikit-learn's and one
+    NumPy pass over the codes; its end to end (preparation + compilation + 100 rounds) as a
+    multiple of LightGBM's (binning + 100 rounds); its planned peak memory over the codes."""
+    nan = float("nan")
+    lgb_total = r.get("lgb_bin_s", nan) + ROUNDS * r.get("lgb_round_s", nan)
+    ratios = {}
+    for name in LEARNERS:
+        for search, prep in (("hist", "bin"), ("exact", "exact_prep")):
+            key = f"{name}_{search}"
+            round_s = r[f"{key}_round_s"]
+            total = r[f"{prep}_s"] + r[f"{key}_compile_s"] + ROUNDS * round_s
+            ratios[key] = {
+                "round_ms": 1e3 * round_s,
+                "round_over_lgb": round_s / r.get("lgb_round_s", nan),
+                "round_over_hgb": round_s / r.get("hgb_round_s", nan),
+                "round_over_numpy_pass": round_s / r["floor_sum_s"],
+                "round_cpu_over_lgb_cpu": r[f"{key}_round_cpu_s"] / r.get("lgb_round_cpu_s", nan),
+                "end_to_end_over_lgb": total / lgb_total,
+                "peak_bytes_over_codes": r.get(f"{key}_peak_bytes", nan) / r["codes_bytes"],
+            }
+    return ratios
+
+
+LEARNER_HEADER = [
+    "m", "learner", "round ms", "/lgb", "/hgb", "/numpy pass", "cpu/lgb cpu", "end to end/lgb",
+    "peak B/codes B",
+]  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6])
@@ -343,6 +414,10 @@ def main(argv: list[str] | None = None) -> int:
         print("interleaved copies:")
         skew = interleaving(m, args.repeats)
     print_table(HEADER, [_ratios(r, unit) for r in rows for unit in ("s", "cpu_s")])
+    for r in rows:
+        r["ratios"] = learner_ratios(r)
+    table = [[r["m"], key, *v.values()] for r in rows for key, v in r["ratios"].items()]
+    print_table(LEARNER_HEADER, table)
     print("pass = histogram_edges (ours); sum = one NumPy pass over the codes; bincount = "
           "np.bincount of one feature x d; exact = stump_edges; prep = stump_search")  # fmt: skip
     payload = {
