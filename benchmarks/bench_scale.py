@@ -15,11 +15,17 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
 * memory: the codes vs the exact search's cache; the temporaries of one compiled round
   (XLA's ``memory_analysis().temp_size_in_bytes``); the host peak of binning and of the exact
   preparation (``tracemalloc``, which sees NumPy's allocations, not XLA's buffers);
-* peers' rounds: LightGBM ``lgb.train`` (num_leaves = 2, max_bin = 255, num_threads = 2,
-  100 rounds, Dataset built beforehand: time / 100) and scikit-learn's
-  ``HistGradientBoostingClassifier(max_leaf_nodes=2)`` (``(fit(100) - fit(1)) / 99``, so its
-  binning is excluded). A peer's round also computes gradients and updates scores; ours is
-  the edge search alone (the learners' rounds come later).
+* learners: ``cbboost_stumps`` and ``adaboost_stumps`` (100 rounds) on either search: compile
+  time (first call minus a later one), time a round (a later call / 100), XLA's planned peak
+  (arguments + temporaries + outputs of the whole compiled learner) over the codes' bytes;
+* peers' rounds: LightGBM ``lgb.train`` (num_leaves = 2, max_bin = 255, Dataset built
+  beforehand, ``(train(101) - train(1)) / 100``) with num_threads = 2 and = 1, and
+  scikit-learn's ``HistGradientBoostingClassifier(max_leaf_nodes=2)``
+  (``(fit(100) - fit(1)) / 99``, so its binning is excluded). A peer's round also computes
+  gradients and updates scores, as the learners' rounds do;
+* ratios: each learner's round over LightGBM's, scikit-learn's and one NumPy pass over the
+  codes; end to end (preparation + compilation + 100 rounds) over LightGBM's (binning +
+  100 rounds), printed and in the JSON (``rows[i]["ratios"]``).
 
 ``--variants`` also times the designs of the histogram pass considered for the module at
 m = 10^6 (or the largest m asked for below it). Timings are medians after a warm-up for jitted
@@ -104,22 +110,29 @@ def _temp_bytes(fn, *args) -> int:
 
 
 def lightgbm_times(X, y, row: dict) -> None:
-    """LightGBM binning (Dataset construct) and one boosting round of a 2-leaf tree."""
+    """LightGBM binning (Dataset construct) and one boosting round of a 2-leaf tree, the round
+    as ``(train(101) - train(1)) / 100`` (setup excluded), with 2 threads and with 1 (on a
+    shared 2-core machine LightGBM's 2 OpenMP threads can be slower than one)."""
     try:
         import lightgbm as lgb
     except ImportError:
         row["lightgbm"] = "not installed"
         return
-    params = {"max_bin": MAX_BINS, "num_threads": 2, "verbose": -1}
+    for threads, name in ((2, "lgb"), (1, "lgb1")):
+        params = {"max_bin": MAX_BINS, "num_threads": threads, "verbose": -1}
 
-    def construct():
-        return lgb.Dataset(X, (y > 0).astype(np.float32), params=params).construct()
+        def construct(params=params):
+            return lgb.Dataset(X, (y > 0).astype(np.float32), params=params).construct()
 
-    _record(row, "lgb_bin", _times(construct))
-    train = {**params, "objective": "binary", "num_leaves": 2, "learning_rate": 0.1}
-    data = construct()
-    times = _times(lambda: lgb.train(train, data, num_boost_round=ROUNDS), repeats=1)
-    _record(row, "lgb_round", times, 1 / ROUNDS)
+        _record(row, f"{name}_bin", _times(construct))
+        train = {**params, "objective": "binary", "num_leaves": 2, "learning_rate": 0.1}
+        data = construct()
+
+        def fit(rounds, train=train, data=data):
+            return _times(lambda: lgb.train(train, data, num_boost_round=rounds), repeats=1)
+
+        many, one = fit(ROUNDS + 1), fit(1)
+        _record(row, f"{name}_round", [(t - u) / ROUNDS for t, u in zip(many, one)])
 
 
 def sklearn_round(X, y, row: dict) -> None:
@@ -379,6 +392,7 @@ def learner_ratios(r: dict) -> dict:
                 "round_over_lgb": round_s / r.get("lgb_round_s", nan),
                 "round_over_hgb": round_s / r.get("hgb_round_s", nan),
                 "round_over_numpy_pass": round_s / r["floor_sum_s"],
+                "round_over_lgb_1_thread": round_s / r.get("lgb1_round_s", nan),
                 "round_cpu_over_lgb_cpu": r[f"{key}_round_cpu_s"] / r.get("lgb_round_cpu_s", nan),
                 "end_to_end_over_lgb": total / lgb_total,
                 "peak_bytes_over_codes": r.get(f"{key}_peak_bytes", nan) / r["codes_bytes"],
@@ -387,7 +401,8 @@ def learner_ratios(r: dict) -> dict:
 
 
 LEARNER_HEADER = [
-    "m", "learner", "round ms", "/lgb", "/hgb", "/numpy pass", "cpu/lgb cpu", "end to end/lgb",
+    "m", "learner", "round ms", "/lgb", "/hgb", "/numpy pass", "/lgb 1 thread", "cpu/lgb cpu",
+    "end to end/lgb",
     "peak B/codes B",
 ]  # fmt: skip
 

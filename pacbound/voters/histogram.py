@@ -1,8 +1,8 @@
 """Histogram stump search: features binned once into ``uint8`` codes, one streaming pass a round.
 
-The exact search (:mod:`pacbound.stump_search`) keeps every threshold of every feature at the
-price of an ``int32`` order and a float threshold per training value (``8 d m`` bytes) and one
-gather of ``d m`` weights a round. The histogram search of LightGBM (Ke et al., NeurIPS 2017,
+The exact search (:mod:`pacbound.voters.exact_search`) keeps every threshold of every feature at
+the price of an ``int32`` order and a float threshold per training value (``8 d m`` bytes) and
+one gather of ``d m`` weights a round. The histogram search of LightGBM (Ke et al., NeurIPS 2017,
 §2.1, Algorithm 1) and XGBoost's ``hist`` method keeps ``d m`` bytes instead and the thresholds
 between bins:
 
@@ -17,8 +17,8 @@ between bins:
   .. math:: \\sum_i a_i h_{f,k}(x_i) = \\sum_b H_f[b] - 2 \\sum_{b \\le k} H_f[b].
 
 Bins. The boundaries are midpoints of consecutive distinct training values (placed as
-:class:`pacbound.stump_search.StumpSearch` places its thresholds), so equal values never fall in
-two bins; a feature with at most ``max_bins`` distinct values gets one bin per value and the
+:class:`pacbound.voters.exact_search.StumpSearch` places its thresholds), so equal values never
+fall in two bins; a feature with at most ``max_bins`` distinct values gets one bin per value and the
 histogram search finds exactly the stumps (thresholds and edges) of the exact search. A feature
 with more distinct values gets equal-frequency cuts at distinct-value boundaries. Past
 ``sample_size`` examples the boundaries come from a fixed-seed subsample of that many training
@@ -217,7 +217,7 @@ def _boundaries(values: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray
     """At most ``n_bins - 1`` boundaries of the sorted non-NaN ``values``, and the distinct values.
 
     Each boundary is the midpoint ``lo + (hi - lo) / 2`` of two consecutive distinct values
-    (``lo`` if it rounds to ``hi``: :class:`pacbound.stump_search.StumpSearch`'s rule), after
+    (``lo`` if it rounds to ``hi``: :class:`pacbound.voters.exact_search.StumpSearch`'s rule), after
     every distinct value when there are at most ``n_bins``, else after the distinct values where
     the cumulative count first reaches ``j n / n_bins``, ``j = 1 .. n_bins - 1``.
     """
