@@ -83,8 +83,7 @@ def _data(seed: int) -> dict:
         "yt": split.y_test.astype(float),
         "H": H,
         "Ht": Ht,
-        "Hc": np.concatenate([H, -H], 1),
-        "Htc": np.concatenate([Ht, -Ht], 1),
+        "Hc": np.concatenate([H, -H], 1),  # the NumPy references take [H, -H] explicitly
     }
 
 
@@ -123,16 +122,16 @@ def _kl_rows(d, key, args) -> list[list]:
 
             def run(H=H, y=y, loss=loss, C=C, gamma=gamma):
                 return kl_coordinate_descent(
-                    H, y, C, gamma, loss=loss, key=key, epsilon=args.epsilon,
-                    max_sweeps=args.max_sweeps,
+                    H, y, C, gamma, loss=loss, key=key, tol=args.epsilon,
+                    max_iter=args.max_sweeps,
                 )  # fmt: skip
 
             res, comp, t = timed(args.repeats, run)
-            sweeps = int(res.sweeps)
+            sweeps = int(res.steps)
             sweeps64 = sweeps if dtype == np.float64 else sweeps64
-            risks = _risks(d, np.asarray(res.w, np.float64), "H", "Ht")
+            risks = _risks(d, np.asarray(res.weights, np.float64), "H", "Ht")
             note = f"C={C:g} gamma={gamma:g} converged={bool(res.converged)} "
-            note += f"bound={float(res.bound):.3g}"
+            note += f"bound={float(res.info.bound):.3g}"
             rows.append(_row(name, "pacbound", t, sweeps, float(res.objective), risks, note,
                              comp, np.dtype(dtype).name))  # fmt: skip
         if args.reference:
@@ -162,19 +161,19 @@ def _sklearn_row(name, X, y, Xt, yt, rounds, note) -> list:
 
 
 def _veb_rows(d, args) -> list[list]:
-    res, comp, t = timed(args.repeats, lambda: vebboost(d["Hc"], d["y"], LAMBDA, args.rounds))
-    done = int(jnp.sum(res.selected >= 0))
-    risks = _risks(d, res.q, "Hc", "Htc")
-    rows = [_row("VEB-Boost", "pacbound", t, done, float(res.costs[-1]), risks,
+    res, comp, t = timed(args.repeats, lambda: vebboost(d["H"], d["y"], LAMBDA, args.rounds))
+    done = int(res.steps)
+    risks = _risks(d, res.weights, "H", "Ht")
+    rows = [_row("VEB-Boost", "pacbound", t, done, float(res.info.costs[-1]), risks,
                  f"lambda={LAMBDA}", comp)]  # fmt: skip
-    grid = jax.vmap(lambda lam: vebboost(d["Hc"], d["y"], lam, args.rounds))
+    grid = jax.vmap(lambda lam: vebboost(d["H"], d["y"], lam, args.rounds))
     _, comp, t = timed(args.repeats, lambda: grid(jnp.linspace(0.0, 1.0, 11)))
     rows.append(_row("VEB-Boost, 11 lambdas", "pacbound vmap", t, args.rounds, "",
                      note="lambda = 0, 0.1, ..., 1 in one call", compile_s=comp))  # fmt: skip
     if args.reference:
         loop = boosting_reference().vebboost_reference
         ref, t = once(loop, d["Hc"], d["y"], LAMBDA, args.rounds)
-        same = bool(np.array_equal(ref["selected"], res.selected))
+        same = bool(np.array_equal(ref["selected"], res.info.selected))
         rows.append(_row("VEB-Boost", "numpy reference", t, ref["n_rounds_done"],
                          ref["costs"][-1], note=f"same rounds as pacbound: {same}"))  # fmt: skip
     return rows
@@ -182,13 +181,13 @@ def _veb_rows(d, args) -> list[list]:
 
 def _adaboost_rows(d, args) -> list[list]:
     name, rounds = "AdaBoost, 300 stumps", args.rounds
-    res, comp, t = timed(args.repeats, lambda: adaboost(d["Hc"], d["y"], rounds))
-    done = int(jnp.sum(res.selected >= 0))
-    risks = _risks(d, res.q, "Hc", "Htc")
-    rows = [_row(name, "pacbound", t, done, float(res.losses[-1]), risks, "", comp)]
+    res, comp, t = timed(args.repeats, lambda: adaboost(d["H"], d["y"], rounds))
+    done = int(res.steps)
+    risks = _risks(d, res.weights, "H", "Ht")
+    rows = [_row(name, "pacbound", t, done, float(res.info.losses[-1]), risks, "", comp)]
     if args.reference:
         ref, t = once(lambda: boosting_reference().adaboost_reference(d["Hc"], d["y"], rounds))
-        same = bool(np.array_equal(ref["selected"], res.selected))
+        same = bool(np.array_equal(ref["selected"], res.info.selected))
         note = f"same rounds as pacbound: {same}"
         rows.append(_row(name, "numpy reference", t, ref["n_rounds_done"],
                          ref["exp_losses"][-1], note=note))  # fmt: skip
@@ -196,10 +195,10 @@ def _adaboost_rows(d, args) -> list[list]:
     rows.append(_sklearn_row(name, d["H"], d["y"], d["Ht"], d["yt"], rounds, note))
     name, search = "AdaBoost, all thresholds", voters.stump_search(d["X"])
     res, comp, t = timed(args.repeats, lambda: adaboost_stumps(search, d["y"], rounds))
-    risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res.stumps, res.q * res.signs, X)) <= 0))
+    risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res.stumps, res.weights, X)) <= 0))
                   for X, y in ((d["X"], d["y"]), (d["Xt"], d["yt"])))  # fmt: skip
-    done = int(jnp.sum(res.selected >= 0))
-    rows.append(_row(name, "pacbound matrix-free", t, done, float(res.losses[-1]), risks, "",
+    done = int(res.steps)
+    rows.append(_row(name, "pacbound matrix-free", t, done, float(res.info.losses[-1]), risks, "",
                      comp))  # fmt: skip
     note = "depth-1 trees on the raw features (Gini)"
     rows.append(_sklearn_row(name, d["X"], d["y"], d["Xt"], d["yt"], rounds, note))

@@ -13,7 +13,7 @@ per implementation at one hyperparameter value:
   depth-1 trees on ``H``'s columns (the same voters; trees split by Gini impurity, not by
   weighted error, so they may pick other stumps);
 * MDBoost (``D = 10``), LPBoost (``C = 1``), CG-Boost (``C = 0.1``) by column generation over
-  ``[H, -H]`` (``eps = 1e-6``), against ``bench_column_generation.reference_cg``: the same
+  ``[H, -H]`` (``tol = 1e-6``), against ``bench_column_generation.reference_cg``: the same
   Algorithm 1 in Python with each restricted program solved by CVXOPT or HiGHS.
 
 Columns: compilation (first call minus a steady call) and steady time (median of
@@ -93,11 +93,11 @@ def kl_rows(d, key, repeats) -> list[list]:
     loop = boosting_reference().kl_coordinate_descent_reference
     for name, (loss, C, gamma) in KL.items():
         res, comp, run = timed(repeats, kl_coordinate_descent, d["S"], d["y"], C, gamma,
-                                loss=loss, key=key, epsilon=EPS, max_sweeps=20_000)  # fmt: skip
-        sweeps = int(res.sweeps)
+                                loss=loss, key=key, tol=EPS, max_iter=20_000)  # fmt: skip
+        sweeps = int(res.steps)
         orders = np.asarray(jax.vmap(lambda s: pair_order(key, s, n))(jnp.arange(sweeps)))
         ref, ref_s = once(loop, d["S"], d["y"], C, gamma, loss, orders, eps=EPS)
-        ours = Run(float(res.objective), res.w, run, sweeps, comp)
+        ours = Run(float(res.objective), res.weights, run, sweeps, comp)
         theirs = Run(ref["objective"], ref["w"], ref_s, ref["n_sweeps"])
         rows += _pair(name, d, ours, theirs, "numpy", complemented=False)
     return rows
@@ -110,15 +110,16 @@ def _column_weights(ref: dict, n: int) -> np.ndarray:
 
 
 def boosting_rows(d, rounds, repeats) -> list[list]:
+    # pacbound's learners take S and weigh [S, -S] (q over H's columns); the NumPy loops take H
     reference, n = boosting_reference(), d["H"].shape[1]
-    res, comp, run = timed(repeats, vebboost, d["H"], d["y"], LAMBDA, rounds)
+    res, comp, run = timed(repeats, vebboost, d["S"], d["y"], LAMBDA, rounds)
     ref, ref_s = once(reference.vebboost_reference, d["H"], d["y"], LAMBDA, rounds)
-    ours = Run(float(res.costs[-1]), res.q, run, int(jnp.sum(res.selected >= 0)), comp)
+    ours = Run(float(res.info.costs[-1]), res.q, run, int(res.steps), comp)
     theirs = Run(ref["costs"][-1], _column_weights(ref, n), ref_s, ref["n_rounds_done"])
     rows = _pair("VEB-Boost", d, ours, theirs, "numpy")
-    res, comp, run = timed(repeats, adaboost, d["H"], d["y"], rounds)
+    res, comp, run = timed(repeats, adaboost, d["S"], d["y"], rounds)
     ref, ref_s = once(reference.adaboost_reference, d["H"], d["y"], rounds)
-    ours = Run(float(res.losses[-1]), res.q, run, int(jnp.sum(res.selected >= 0)), comp)
+    ours = Run(float(res.info.losses[-1]), res.q, run, int(res.steps), comp)
     theirs = Run(ref["exp_losses"][-1], _column_weights(ref, n), ref_s, ref["n_rounds_done"])
     rows += _pair("AdaBoost", d, ours, theirs, "numpy")
     return [*rows, _sklearn_row(d, rounds, ours, rows[-2][-2])]
@@ -152,20 +153,19 @@ def cg_rows(d, repeats) -> list[list]:
     for name, fit, program, value, _, max_columns, start in LEARNERS:
         if name not in CG:
             continue
-        res, comp, run = timed(repeats, fit, d["H"], d["y"], value, EPS, max_columns)
+        res, comp, run = timed(repeats, fit, d["S"], d["y"], value, tol=EPS, max_iter=max_columns)
         (q, obj, iters, _), ref_s = once(
             reference_cg, program, start, d["H"], d["y"], value, max_columns
         )
-        ours = Run(float(res.objective), res.q, run, int(res.n_columns), comp)
+        ours = Run(float(res.objective), res.q, run, int(res.steps), comp)
         rows += _pair(f"{name} {CG[name]}", d, ours, Run(obj, q, ref_s, iters), "cvxopt/HiGHS")
     return rows
 
 
 def data(seed: int) -> dict:
-    """``bench_column_generation.load`` plus ``S`` / ``St``: the 300 stumps without complements."""
+    """``bench_column_generation.load`` plus ``St``: the 300 test stumps without complements."""
     d = load(seed)
-    n = d["H"].shape[1] // 2
-    return {**d, "S": d["H"][:, :n], "St": d["Ht"][:, :n]}
+    return {**d, "St": d["Ht"][:, : d["S"].shape[1]]}
 
 
 def main(argv: list[str] | None = None) -> None:

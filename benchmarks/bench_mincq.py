@@ -135,7 +135,7 @@ class Program1:
         atol = rtol * self.c0
         result = jax.block_until_ready(solve(self.problem, mus, None, rtol, atol, max_iter))
         seconds = time.perf_counter() - start
-        return np.asarray(result.q)[..., : self.n], seconds, np.asarray(result.iterations)
+        return np.asarray(result.q)[..., : self.n], seconds, np.asarray(result.steps)
 
 
 _sweep = jax.jit(jax.vmap(solve_mincq, in_axes=(None, 0, None, None, None, None)))

@@ -50,9 +50,9 @@ from common import median_time, print_table, write_json
 from scipy import special
 
 from pacbound import loss_statistics as LS
-from pacbound import second_order as so
 from pacbound import second_order_minimize as SM
-from pacbound.bounds import xi
+from pacbound.bounds import second_order as so
+from pacbound.bounds.first_order import xi
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.reference import second_order_numpy as REF

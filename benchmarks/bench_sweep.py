@@ -14,9 +14,10 @@ feature fitted on each training fold (thresholds from training data only), float
   - ``GridSearchCV``: scikit-learn around ``CvxoptMinCq``, a small estimator written here that
     solves Program 1 with ``cvxopt.solvers.qp`` (same folds, same stumps, refit included),
     ``n_jobs=1`` and ``n_jobs=-1``.
-* CB-Boost with ``T`` up to 500 on the self-complemented stumps (600 voters): ``pacbound``
-  reads the 500 prefixes of one run per fold (``n_rounds=np.arange(1, 501)``); ``loop`` runs
-  one ``cbboost(H_f, y_f, 500)`` per sliced fold and scores its 500 prefixes.
+* CB-Boost with ``T`` up to 500 on the 300 stumps (it weighs them and their complements, 600
+  voters): ``pacbound`` reads the 500 prefixes of one run per fold
+  (``n_rounds=np.arange(1, 501)``); ``loop`` runs one ``cbboost(H_f, y_f, 500)`` per sliced
+  fold and scores its 500 prefixes.
 
 Rows ``f32``: the same in float32 (the library's default precision; MinCq then stops at a
 relative duality gap of ``1e-5`` instead of ``1e-6``, in one precision instead of two).
@@ -27,8 +28,8 @@ difference; ``x_vs_pacbound`` the first-call time over pacbound's first call (an
 ratio); ``mean_risk`` / ``selected`` the selected cell's mean validation risk and value. The
 machines are shared and noisy: quote ratios of one run.
 
-Run: ``python benchmarks/bench_sweep.py [--repeats 3]``; prints the table and writes
-``benchmarks/results/bench_sweep.json``.
+Run: ``python benchmarks/bench_sweep.py [--repeats 3] [--json PATH]``; prints the table and
+writes ``benchmarks/results/bench_sweep.json`` (or ``PATH``).
 """
 
 from __future__ import annotations
@@ -95,9 +96,9 @@ def risk(H, y, q) -> float:
     return float(np.mean(y * (H @ w) <= 0))
 
 
-def fold_data(X, y, fold, complements, dtype=np.float64):
+def fold_data(X, y, fold, dtype=np.float64):
     """Per fold: sliced training votes, held-out votes (stumps from the training fold only)."""
-    voters = sweep.stump_voters(10, dtype, complements)
+    voters = sweep.stump_voters(10, dtype)
     for f in range(FOLDS):
         transform = voters(X[fold != f])
         yield (np.asarray(transform(X[fold != f])), y[fold != f],
@@ -107,7 +108,7 @@ def fold_data(X, y, fold, complements, dtype=np.float64):
 def mincq_loop(X, y, fold, dtype=np.float64) -> tuple[float, float]:
     y = y.astype(dtype)
     risks = np.array([[risk(Hv, yv, mincq(Ht, yt, mu).q) for mu in MUS.astype(dtype)]
-                      for Ht, yt, Hv, yv in fold_data(X, y, fold, False, dtype)])  # fmt: skip
+                      for Ht, yt, Hv, yv in fold_data(X, y, fold, dtype)])  # fmt: skip
     best = int(np.argmin(risks.mean(0)))
     H = np.asarray(sweep.stump_voters(10, dtype)(X)(X))
     jax.block_until_ready(mincq(H, y, MUS.astype(dtype)[best]))  # refit
@@ -118,9 +119,9 @@ def cbboost_loop(X, y, fold) -> tuple[float, float]:
     prefixes = jax.jit(jax.vmap(weights_after, in_axes=(None, 0)))
     rounds = np.arange(1, MAX_T + 1)
     risks = np.array([[risk(Hv, yv, q) for q in prefixes(cbboost(Ht, yt, MAX_T), rounds)]
-                      for Ht, yt, Hv, yv in fold_data(X, y, fold, True)])  # fmt: skip
+                      for Ht, yt, Hv, yv in fold_data(X, y, fold)])  # fmt: skip
     best = int(np.argmin(risks.mean(0)))
-    H = np.asarray(sweep.stump_voters(10, complements=True)(X)(X))
+    H = np.asarray(sweep.stump_voters(10)(X)(X))
     jax.block_until_ready(cbboost(H, y, MAX_T))  # refit
     return float(risks.mean(0)[best]), float(rounds[best])
 
@@ -140,8 +141,8 @@ def timed(run, repeats: int) -> tuple[float, float, tuple]:
     return first, median_time(run, repeats=repeats, warmup=False), out
 
 
-def pacbound_cv(learner, X, y, complements, dtype=np.float64, **grids):
-    voters = sweep.stump_voters(10, dtype, complements)
+def pacbound_cv(learner, X, y, dtype=np.float64, **grids):
+    voters = sweep.stump_voters(10, dtype)
     y = y.astype(dtype)
 
     def run():
@@ -169,26 +170,27 @@ def rows_for(task, runs, repeats) -> list[list]:
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--json", default=None, help="output path (default results/)")
+    args = parser.parse_args(argv)
     X, labels = load_breast_cancer(return_X_y=True)
     y = 2.0 * labels - 1
     fold = sweep.stratified_folds(y, FOLDS, seed=0)
     r, f32 = args.repeats, np.float32
     mincq_runs = [
-        ("pacbound cross_validate", pacbound_cv(mincq, X, y, False, mu=MUS), r),
-        ("pacbound batch_size=1", pacbound_cv(mincq, X, y, False, mu=MUS, batch_size=1), r),
+        ("pacbound cross_validate", pacbound_cv(mincq, X, y, mu=MUS), r),
+        ("pacbound batch_size=1", pacbound_cv(mincq, X, y, mu=MUS, batch_size=1), r),
         ("loop of pacbound mincq", lambda: mincq_loop(X, y, fold), r),
-        ("pacbound cross_validate f32", pacbound_cv(mincq, X, y, False, f32, mu=MUS), r),
+        ("pacbound cross_validate f32", pacbound_cv(mincq, X, y, f32, mu=MUS), r),
         ("loop of pacbound mincq f32", lambda: mincq_loop(X, y, fold, f32), r),
         ("GridSearchCV+CVXOPT n_jobs=1", lambda: grid_search(X, y, fold, 1), 0),
         ("GridSearchCV+CVXOPT n_jobs=-1", lambda: grid_search(X, y, fold, -1), 0),
     ]
     rounds = np.arange(1, MAX_T + 1)
     cbboost_runs = [
-        ("pacbound cross_validate", pacbound_cv(cbboost, X, y, True, n_rounds=rounds), r),
+        ("pacbound cross_validate", pacbound_cv(cbboost, X, y, n_rounds=rounds), r),
         ("loop of pacbound cbboost", lambda: cbboost_loop(X, y, fold), r),
     ]
     rows = rows_for(f"MinCq 5 folds x {len(MUS)} mu", mincq_runs, r)
@@ -199,7 +201,7 @@ def main() -> None:
                 "n_stumps": 10 * X.shape[1], "m": X.shape[0],
                 "load_average_1_5_15_min": os.getloadavg()}  # fmt: skip
     records = [dict(zip(HEADER, row)) for row in rows]
-    path = write_json("bench_sweep", {"settings": settings, "rows": records})
+    path = write_json("bench_sweep", {"settings": settings, "rows": records}, args.json)
     print(f"\nwrote {path}")
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from jax.scipy.special import xlogy
 
 from pacbound import datasets
-from pacbound import second_order as so
+from pacbound.bounds import second_order as so
 from pacbound.estimators import ForestClassifier
 from pacbound.loss_statistics import mu_tandem_risk, mu_tandem_variance
 

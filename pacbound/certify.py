@@ -71,7 +71,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound import bounds
-from pacbound import second_order as so
+from pacbound.bounds import second_order as so
 from pacbound.kl import kl_divergence
 from pacbound.validation import check_delta, check_labels, check_votes, is_concrete
 
@@ -116,7 +116,7 @@ class VoteStatistics(NamedTuple):
       m_unlabeled: their number, or ``None``.
       pair_variance: ``(c0, c1, c2)``, the ``Q^2``-average of the pairs' biased variances of
         the mu-tandem loss is ``c0 + c1 mu + c2 mu^2``
-        (:func:`pacbound.second_order.mu_tandem_variance_coefficients`), or ``None`` (CCPBB).
+        (:func:`pacbound.bounds.second_order.mu_tandem_variance_coefficients`), or ``None`` (CCPBB).
     """
 
     mu1: jax.Array
@@ -636,24 +636,40 @@ def is_quasi_uniform(q: jax.Array) -> jax.Array:
     return jnp.all(jnp.abs(q[:n] + q[n:] - 1.0 / n) <= 1e-6 / n)
 
 
-def _certificate(margins, rows, kl, valid, quasi, delta, bound_list, extra=None):
-    """Every bound of ``bound_list`` from the margins ``y F`` on the ``rows`` (0/1) of the
-    sample and the ``extra`` statistics (:class:`VoteStatistics`' optional fields); an invalid
-    posterior, or one outside a bound's family, gets the trivial 1."""
+def _vote_table(margins, rows, kl, bound_list, extra=None):
+    """The statistics each bound of ``bound_list`` reads (:class:`VoteStatistics` of the
+    margins ``y F`` on the ``rows`` (0/1) of the sample, with the ``extra`` optional fields),
+    the posterior's own statistics and its majority-vote risk."""
     m = jnp.sum(rows)
     extra = extra or {}
+    stats = tuple(vote_statistics(b, margins, kl, m, rows)._replace(**extra) for b in bound_list)
+    base = vote_statistics(Bound("seeger"), margins, kl, m, rows)._replace(**extra)
+    return stats, base, jnp.sum(rows * (margins <= 0)) / m
+
+
+def _certificate(table, valid, quasi, delta, bound_list):
+    """Every bound of ``bound_list`` from the statistics of :func:`_vote_table`; an invalid
+    posterior, or one outside a bound's family, gets the trivial 1. The statistics depend on
+    the sample's shape, the bounds only on scalars: :func:`_bound_table` is compiled once per
+    bound list and precision, whatever the number of examples or voters."""
+    stats, base, risk = table
+    values, cs, best = _bound_table(bound_list, stats, valid, quasi, delta)
+    return values, cs, best, base, risk, valid
+
+
+@jax.jit
+def _bound_table(bound_list, stats, valid, quasi, delta):
+    """``(values, constants, (argmin, min))``: each bound at ``delta`` and, for the union bound
+    of :attr:`Certificate.best`, at ``delta / K`` (one vmapped evaluation of both levels)."""
+    levels = jnp.stack([delta, delta / len(bound_list)])
     values, cs, at_union = {}, {}, []
-    for b in bound_list:
-        stats = vote_statistics(b, margins, kl, m, rows)._replace(**extra)
-        value, c = certified_value(b, stats, delta)
-        union, _ = certified_value(b, stats, delta / len(bound_list))
+    for b, s in zip(bound_list, stats, strict=True):
+        value, c = jax.vmap(lambda level, b=b, s=s: certified_value(b, s, level))(levels)
         covered = valid & (quasi if BOUNDS[b.name].family == "quasi_uniform" else True)
-        values[b.name], cs[b.name] = jnp.where(covered, value, 1.0), c
-        at_union.append(jnp.where(covered, union, 1.0))
-    stats = vote_statistics(Bound("seeger"), margins, kl, m, rows)._replace(**extra)
-    risk = jnp.sum(rows * (margins <= 0)) / m
+        values[b.name], cs[b.name] = jnp.where(covered, value[0], 1.0), c[0]
+        at_union.append(jnp.where(covered, value[1], 1.0))
     union = jnp.stack(at_union)
-    return values, cs, (jnp.argmin(union), jnp.min(union)), stats, risk, valid
+    return values, cs, (jnp.argmin(union), jnp.min(union))
 
 
 def _rows(rows: Any, y: jax.Array) -> jax.Array:
@@ -674,7 +690,7 @@ def _extra_statistics(votes, y, rows, q, weights, unlabeled, bound_list, complem
 
 
 @functools.partial(jax.jit, static_argnames=("complemented",))
-def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, unlabeled, *, complemented):
+def _sample_statistics(votes, y, rows, q, prior, log_size, bound_list, unlabeled, *, complemented):
     dtype = q.dtype
     y = y.astype(dtype)
     rows = _rows(rows, y)
@@ -689,13 +705,24 @@ def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, unlabeled, *
     extra = _extra_statistics(
         votes.astype(dtype), y, rows, q, weights, unlabeled, bound_list, complemented
     )
-    return _certificate(margins, rows, kl, valid, quasi, delta, bound_list, extra)
+    return _vote_table(margins, rows, kl, bound_list, extra), valid, quasi
+
+
+def _certify(votes, y, rows, q, prior, log_size, delta, bound_list, unlabeled, *, complemented):
+    table, valid, quasi = _sample_statistics(
+        votes, y, rows, q, prior, log_size, bound_list, unlabeled, complemented=complemented
+    )
+    return _certificate(table, valid, quasi, delta, bound_list)
 
 
 @jax.jit
+def _margin_statistics(margins, rows, kl, bound_list):
+    return _vote_table(margins, _rows(rows, margins), kl, bound_list)
+
+
 def _certify_margins(margins, rows, kl, quasi, delta, bound_list):
-    rows = _rows(rows, margins)
-    return _certificate(margins, rows, kl, jnp.ones((), bool), quasi, delta, bound_list)
+    table = _margin_statistics(margins, rows, kl, bound_list)
+    return _certificate(table, jnp.ones((), bool), quasi, delta, bound_list)
 
 
 def check_certificate_mask(sample_weight: Any, m: int) -> None:

@@ -20,7 +20,7 @@ set that no member saw:
 * :func:`ensemble_report`: the uniform posterior and each objective's minimizer, each
   certified by every bound, with the test risk of its majority vote and the time it took.
 
-The bounds (:mod:`pacbound.second_order`), with the uniform prior ``pi`` over the ``n``
+The bounds (:mod:`pacbound.bounds.second_order`), with the uniform prior ``pi`` over the ``n``
 members and ``KL = KL(rho||pi)``:
 
 * ``first_order``: ``2 kl^-1_up(L_hat(rho), (KL + ln(2 sqrt(n)/delta)) / n)`` (Seeger 2002;
@@ -54,8 +54,8 @@ import numpy as np
 import optax
 from jax.scipy.special import xlogy
 
-from pacbound import second_order as so
 from pacbound import second_order_minimize as som
+from pacbound.bounds import second_order as so
 from pacbound.loss_statistics import (
     LossStatistics,
     check_posterior,

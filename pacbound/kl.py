@@ -178,7 +178,8 @@ def _one_minus(q: jax.Array) -> tuple[jax.Array, jax.Array]:
 def _outward(x: ArrayLike, roundings: float, direction: float) -> jax.Array:
     x = jnp.asarray(x)
     value = lax.stop_gradient(x)
-    margin = jnp.abs(value) * (roundings * _roundoff(value)) + jnp.finfo(value.dtype).tiny
+    relative = jnp.where(jnp.isfinite(value), jnp.abs(value) * (roundings * _roundoff(value)), 0.0)
+    margin = relative + jnp.finfo(value.dtype).tiny  # inf stays inf (not inf * 0 = nan)
     moved = jnp.nextafter(value + direction * margin, direction * jnp.inf)
     return jnp.where(jnp.isfinite(value), moved + (x - value), moved)  # x's derivative
 

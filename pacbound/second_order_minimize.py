@@ -1,7 +1,7 @@
 """Minimization of the second-order bounds over the posterior ``rho = softmax(ln pi + theta)``.
 
 The statistic matrices are computed once (:mod:`pacbound.loss_statistics`); every step
-evaluates quadratic forms of ``rho`` and a bound of :mod:`pacbound.second_order`, so a step
+evaluates quadratic forms of ``rho`` and a bound of :mod:`pacbound.bounds.second_order`, so a step
 costs ``O(n_voters^2)`` whatever the sample size.
 
 * ``minimize_bound(objective, data, prior, optimizer, steps)``: any optax optimizer on
@@ -33,7 +33,7 @@ import optax
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound import second_order as so
+from pacbound.bounds import second_order as so
 from pacbound.loss_statistics import (
     LossStatistics,
     check_posterior,

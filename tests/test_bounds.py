@@ -205,6 +205,15 @@ def test_general_loss_with_unit_constants_is_twice_catoni():
     )
 
 
+def test_general_loss_overflow_is_inf_not_nan():
+    # KL-EL's constants at gamma = 0.02 (c_a ~ 5e21, C' ~ 3e26) overflow float32: the bound
+    # is +inf (still a bound), never NaN (the outward rounding once computed inf * 0).
+    c_a, k_bar = B.exponential_loss_constants(0.02)
+    f = jnp.float32
+    value = B.general_loss(f(0.1), f(0.5), 284, f(0.05), f(2 * c_a * k_bar * 500), f(c_a), f(k_bar))
+    assert value == jnp.inf
+
+
 @settings(max_examples=300)
 @given(mean=risk, variance=st.floats(0.0, 0.25), m=st.integers(2, 10_000), delta=confidence)
 def test_empirical_bernstein_equals_reference(mean, variance, m, delta):

@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import brentq
 
 from pacbound import ensemble_bounds as EB
-from pacbound import second_order as S
+from pacbound.bounds import second_order as S
 
 DELTA = 0.05
 

@@ -15,7 +15,7 @@ from scipy.special import gammaln, lambertw, logsumexp
 
 from pacbound import bounds as B
 from pacbound import loss_statistics as LS
-from pacbound import second_order as S
+from pacbound.bounds import second_order as S
 
 # ------------------------------------------------------------------------------------------
 # Independent references (float64, scalar, SciPy root finding), from the papers' formulas

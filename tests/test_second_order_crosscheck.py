@@ -62,8 +62,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pacbound import loss_statistics as LS
-from pacbound import second_order as J
-from pacbound import test_set as TS
+from pacbound.bounds import second_order as J
+from pacbound.bounds import test_set as TS
 from tests.reference import second_order_numpy as S
 
 # ------------------------------------------------------------------------------------------

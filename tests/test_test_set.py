@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.optimize import brentq
 
-from pacbound.kl import kl_inv_upper
-from pacbound.test_set import (
+from pacbound.bounds.test_set import (
     binomial_log_cdf,
     binomial_tail_inversion,
     majority_vote_errors,
     majority_vote_test_set_bound,
 )
+from pacbound.kl import kl_inv_upper
 
 
 def exact_cdf(k, n, p):

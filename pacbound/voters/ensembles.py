@@ -4,7 +4,7 @@ A random forest (``RandomForestClassifier``, ``ExtraTreesClassifier``) or a
 ``BaggingClassifier``, binary or multiclass, is a majority vote of its ``n`` members. Each
 member was trained on a bootstrap sample (or a subsample) of the ``m`` training examples and
 never saw the others, its *out-of-bag* set ``OOB_j``; so its losses on ``OOB_j`` are unbiased
-and the PAC-Bayes bounds of :mod:`pacbound.second_order` can be computed on them without a
+and the PAC-Bayes bounds of :mod:`pacbound.bounds.second_order` can be computed on them without a
 held-out set (Lorenzen, Igel and Seldin, "On PAC-Bayesian bounds for random forests", Machine
 Learning 108, 2019: every voter on its own ``OOB_j``, ``n = min_j |OOB_j|``; every pair on
 ``OOB_j cap OOB_k``, ``n2 = min_{j,k} |OOB_j cap OOB_k|``; Masegosa et al. 2020 for pairs).

@@ -14,17 +14,17 @@ are not validated here (they may be traced): ``delta`` in ``(0, 1]``, ``mu < 1/2
 
 Modules, one concept each (every public name is re-exported here):
 
-* :mod:`~pacbound.second_order.tandem`: PAC-Bayes-kl on the Gibbs and tandem losses: the
+* :mod:`~pacbound.bounds.second_order.tandem`: PAC-Bayes-kl on the Gibbs and tandem losses: the
   first-order bound, TND (kl and lambda forms), DIS, CCTND ([MLIS20], [WMLIS21]).
-* :mod:`~pacbound.second_order.split_kl`: PAC-Bayes-split-kl and its bound on the mu-tandem
+* :mod:`~pacbound.bounds.second_order.split_kl`: PAC-Bayes-split-kl and its bound on the mu-tandem
   loss ([WS22]).
-* :mod:`~pacbound.second_order.bennett`: PAC-Bayes-Bennett, the variance bound and CCPBB with
+* :mod:`~pacbound.bounds.second_order.bennett`: PAC-Bayes-Bennett, the variance bound and CCPBB with
   their lambda / gamma grids ([WMLIS21] Thms 9, 13, 15; [TS13]).
-* :mod:`~pacbound.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
-* :mod:`~pacbound.second_order.pair_variance`: CCPBB's average pair variance from a vote's
+* :mod:`~pacbound.bounds.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
+* :mod:`~pacbound.bounds.second_order.pair_variance`: CCPBB's average pair variance from a vote's
   votes (what :func:`pacbound.certify.certify` needs beyond the margins).
-* :mod:`~pacbound.second_order.common`: the parametric Chebyshev-Cantelli oracle bound and the
-  conventions shared by the others.
+* :mod:`~pacbound.bounds.second_order.common`: the parametric Chebyshev-Cantelli oracle bound
+  and the conventions shared by the others.
 
 Sources: [MLIS20] Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2020 (arXiv 2007.13532);
 [WMLIS21] Wu, Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2021 (arXiv 2106.13624); [WS22] Wu,
@@ -32,7 +32,7 @@ Seldin, NeurIPS 2022 (arXiv 2206.00706); [GLLMR15] Germain, Lacasse, Laviolette,
 Roy, JMLR 16, 2015; [TS13] Tolstikhin, Seldin, NeurIPS 2013.
 """
 
-from pacbound.second_order.bennett import (
+from pacbound.bounds.second_order.bennett import (
     GRID_SIZE,
     ccpbb,
     ccpbb_over_mu,
@@ -40,14 +40,14 @@ from pacbound.second_order.bennett import (
     pac_bayes_bennett,
     variance_upper_bound,
 )
-from pacbound.second_order.common import chebyshev_cantelli
-from pacbound.second_order.germain import pac_bound_1_prime, pac_bound_2_prime
-from pacbound.second_order.pair_variance import (
+from pacbound.bounds.second_order.common import chebyshev_cantelli
+from pacbound.bounds.second_order.germain import pac_bound_1_prime, pac_bound_2_prime
+from pacbound.bounds.second_order.pair_variance import (
     mu_tandem_variance_at,
     mu_tandem_variance_coefficients,
 )
-from pacbound.second_order.split_kl import pac_bayes_split_kl, split_kl_mu_tandem
-from pacbound.second_order.tandem import (
+from pacbound.bounds.second_order.split_kl import pac_bayes_split_kl, split_kl_mu_tandem
+from pacbound.bounds.second_order.tandem import (
     cctnd,
     cctnd_optimal,
     cctnd_optimal_mu,

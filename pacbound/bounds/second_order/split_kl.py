@@ -16,8 +16,13 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from pacbound.bounds.second_order.common import (
+    as_floats,
+    chebyshev_cantelli,
+    clip_unit,
+    maurer_term,
+)
 from pacbound.kl import kl_inv_lower, kl_inv_upper
-from pacbound.second_order.common import as_floats, chebyshev_cantelli, clip_unit, maurer_term
 
 __all__ = ["pac_bayes_split_kl", "split_kl_mu_tandem"]
 

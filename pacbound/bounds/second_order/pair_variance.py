@@ -39,7 +39,7 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.second_order.bennett import mu_tandem_range
+from pacbound.bounds.second_order.bennett import mu_tandem_range
 
 __all__ = ["mu_tandem_variance_at", "mu_tandem_variance_coefficients"]
 

@@ -27,8 +27,8 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
+from pacbound.bounds.second_order.common import as_floats, chebyshev_cantelli, clip_unit
 from pacbound.numerics import lambert_w
-from pacbound.second_order.common import as_floats, chebyshev_cantelli, clip_unit
 
 __all__ = [
     "GRID_SIZE",

@@ -19,11 +19,11 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.bounds import xi
+from pacbound.bounds.first_order import xi
+from pacbound.bounds.second_order.common import as_floats, clip_unit
 from pacbound.cbound import cbound_from_risk
 from pacbound.kl import binary_kl, kl_inv_lower, kl_inv_upper, trinomial_kl
 from pacbound.numerics import golden_section_argmax
-from pacbound.second_order.common import as_floats, clip_unit
 
 __all__ = ["pac_bound_1_prime", "pac_bound_2_prime"]
 

@@ -15,7 +15,7 @@ quasiconvex PAC-Bayesian bound", ALT 2017 (PAC-Bayes-lambda).
 
 Functions: ``first_order_kl``; ``tnd_kl``, ``tnd_lambda``, ``tnd_optimal_lambda``,
 ``tnd_lambda_optimal``; ``dis``; ``cctnd``, ``cctnd_optimal_mu``, ``cctnd_optimal``. Conventions
-(sizes, ``kl``, clipping) in :mod:`pacbound.second_order`.
+(sizes, ``kl``, clipping) in :mod:`pacbound.bounds.second_order`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,14 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.bounds import seeger
+from pacbound.bounds.first_order import seeger
+from pacbound.bounds.second_order.common import (
+    as_floats,
+    chebyshev_cantelli,
+    clip_unit,
+    maurer_term,
+)
 from pacbound.kl import kl_inv_lower, kl_inv_upper
-from pacbound.second_order.common import as_floats, chebyshev_cantelli, clip_unit, maurer_term
 
 __all__ = [
     "cctnd",
