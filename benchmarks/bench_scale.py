@@ -27,21 +27,28 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
   codes; end to end (preparation + compilation + 100 rounds) over LightGBM's (binning +
   100 rounds), printed and in the JSON (``rows[i]["ratios"]``).
 
-``--variants`` also times the designs of the histogram pass considered for the module at
-m = 10^6 (or the largest m asked for below it). Timings are medians after a warm-up for jitted
-calls (compilation excluded), with ``jax.block_until_ready``, in wall and in process-CPU
-seconds (all threads; the fairer figure when other jobs share the 2 cores, whose load average
-is recorded). LightGBM / scikit-learn are skipped when missing::
+``--sharded M`` also runs the histogram learners at m = M on 8 simulated CPU devices (a
+subprocess) against one device and records the agreement and each device's share of the codes
+(correctness, not speed). ``--variants`` also times the designs of the histogram pass
+considered for the module at m = 10^6 (or the largest m asked for below it). Timings are
+medians after a warm-up for jitted calls (compilation excluded), with
+``jax.block_until_ready``, in wall and in process-CPU seconds (all threads; the fairer figure
+when other jobs share the 2 cores, whose load average is recorded). LightGBM / scikit-learn
+are skipped when missing::
 
-    python benchmarks/bench_scale.py [--sizes 1e5 1e6] [--huge] [--variants] [--repeats 5]
+    python benchmarks/bench_scale.py [--sizes 1e5 1e6] [--huge] [--variants] [--sharded 1e5]
+        [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 
@@ -407,12 +414,59 @@ LEARNER_HEADER = [
 ]  # fmt: skip
 
 
+SHARDED = """
+import json, sys, time
+import jax, numpy as np
+from bench_scale import LEARNERS, MAX_BINS, ROUNDS, higgs_like
+from pacbound.sweep import shard_examples
+from pacbound.voters import histogram_search
+m = int(sys.argv[1])
+X, y = higgs_like(m)
+search = histogram_search(X, MAX_BINS)
+sharded, ys, ws = shard_examples(search, y)
+out = {"m": m, "devices": len(jax.devices()), "padded_m": int(ys.shape[0]),
+       "codes_bytes_per_device": [s.data.nbytes for s in sharded.codes.addressable_shards]}
+for name, learner in LEARNERS.items():
+    one = learner(search, y, ROUNDS)
+    eight = learner(sharded, ys, ROUNDS, sample_weight=ws)
+    start = time.perf_counter()
+    jax.block_until_ready(learner(sharded, ys, ROUNDS, sample_weight=ws))
+    out[name] = {"max_abs_q_difference": float(np.max(np.abs(np.asarray(one.q - eight.q)))),
+                 "same_stumps": bool(np.array_equal(one.stumps.thresholds,
+                                                    eight.stumps.thresholds)),
+                 "round_s": (time.perf_counter() - start) / ROUNDS}
+print(json.dumps(out))
+"""
+
+
+def sharded_run(m: int, devices: int = 8) -> dict:
+    """The histogram learners on ``devices`` simulated CPU devices (a subprocess, since the
+    device count is fixed when jax starts) against one device: correctness, not speed."""
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+               JAX_PLATFORMS="cpu")  # fmt: skip
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = subprocess.run([sys.executable, "-c", SHARDED, str(m)], env=env, cwd=here,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _previous_variants(path: str) -> dict | None:
+    """The pass designs of an earlier run in ``path`` (kept when not re-measured)."""
+    try:
+        with open(path) as f:
+            return json.load(f).get("pass_variants")
+    except (OSError, ValueError):
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6])
     parser.add_argument("--huge", action="store_true", help="add m = 10^7")
     parser.add_argument("--variants", action="store_true", help="time the pass designs")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sharded", type=float, default=0,
+                        help="also run the learners at this m on 8 simulated devices")  # fmt: skip
     parser.add_argument("--json", default=str(RESULTS / "bench_scale.json"))
     args = parser.parse_args(argv)
     sizes = [int(m) for m in args.sizes] + ([10**7] if args.huge else [])
@@ -437,8 +491,13 @@ def main(argv: list[str] | None = None) -> int:
           "np.bincount of one feature x d; exact = stump_edges; prep = stump_search")  # fmt: skip
     payload = {
         "rows": rows,
-        "pass_variants": {"m": m if variants else None, "rows": variants, "interleaving": skew},
+        "pass_variants": {"m": m, "rows": variants, "interleaving": skew}
+        if variants
+        else _previous_variants(args.json),
     }
+    if args.sharded:
+        payload["sharded_8_devices"] = sharded_run(int(args.sharded))
+        print("8 simulated devices:", payload["sharded_8_devices"])
     write_json("bench_scale", payload, args.json)
     return 0
 
