@@ -15,27 +15,40 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
 * memory: the codes vs the exact search's cache; the temporaries of one compiled round
   (XLA's ``memory_analysis().temp_size_in_bytes``); the host peak of binning and of the exact
   preparation (``tracemalloc``, which sees NumPy's allocations, not XLA's buffers);
-* peers' rounds: LightGBM ``lgb.train`` (num_leaves = 2, max_bin = 255, num_threads = 2,
-  100 rounds, Dataset built beforehand: time / 100) and scikit-learn's
-  ``HistGradientBoostingClassifier(max_leaf_nodes=2)`` (``(fit(100) - fit(1)) / 99``, so its
-  binning is excluded). A peer's round also computes gradients and updates scores; ours is
-  the edge search alone (the learners' rounds come later).
+* learners: ``cbboost_stumps`` and ``adaboost_stumps`` (100 rounds) on either search: compile
+  time (first call minus a later one), time a round (a later call / 100), XLA's planned peak
+  (arguments + temporaries + outputs of the whole compiled learner) over the codes' bytes;
+* peers' rounds: LightGBM ``lgb.train`` (num_leaves = 2, max_bin = 255, Dataset built
+  beforehand, ``(train(101) - train(1)) / 100``) with num_threads = 2 and = 1, and
+  scikit-learn's ``HistGradientBoostingClassifier(max_leaf_nodes=2)``
+  (``(fit(100) - fit(1)) / 99``, so its binning is excluded). A peer's round also computes
+  gradients and updates scores, as the learners' rounds do;
+* ratios: each learner's round over LightGBM's, scikit-learn's and one NumPy pass over the
+  codes; end to end (preparation + compilation + 100 rounds) over LightGBM's (binning +
+  100 rounds), printed and in the JSON (``rows[i]["ratios"]``).
 
-``--variants`` also times the designs of the histogram pass considered for the module at
-m = 10^6 (or the largest m asked for below it). Timings are medians after a warm-up for jitted
-calls (compilation excluded), with ``jax.block_until_ready``, in wall and in process-CPU
-seconds (all threads; the fairer figure when other jobs share the 2 cores, whose load average
-is recorded). LightGBM / scikit-learn are skipped when missing::
+``--sharded M`` also runs the histogram learners at m = M on 8 simulated CPU devices (a
+subprocess) against one device and records the agreement and each device's share of the codes
+(correctness, not speed). ``--variants`` also times the designs of the histogram pass
+considered for the module at m = 10^6 (or the largest m asked for below it). Timings are
+medians after a warm-up for jitted calls (compilation excluded), with
+``jax.block_until_ready``, in wall and in process-CPU seconds (all threads; the fairer figure
+when other jobs share the 2 cores, whose load average is recorded). LightGBM / scikit-learn
+are skipped when missing::
 
-    python benchmarks/bench_scale.py [--sizes 1e5 1e6] [--huge] [--variants] [--repeats 5]
+    python benchmarks/bench_scale.py [--sizes 1e5 1e6] [--huge] [--variants] [--sharded 1e5]
+        [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 
@@ -45,7 +58,7 @@ import numpy as np
 from common import RESULTS, print_table, write_json
 from jax import lax
 
-from pacbound import voters
+from pacbound import solvers, voters
 from pacbound.voters import histogram as hs
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0
@@ -104,22 +117,29 @@ def _temp_bytes(fn, *args) -> int:
 
 
 def lightgbm_times(X, y, row: dict) -> None:
-    """LightGBM binning (Dataset construct) and one boosting round of a 2-leaf tree."""
+    """LightGBM binning (Dataset construct) and one boosting round of a 2-leaf tree, the round
+    as ``(train(101) - train(1)) / 100`` (setup excluded), with 2 threads and with 1 (on a
+    shared 2-core machine LightGBM's 2 OpenMP threads can be slower than one)."""
     try:
         import lightgbm as lgb
     except ImportError:
         row["lightgbm"] = "not installed"
         return
-    params = {"max_bin": MAX_BINS, "num_threads": 2, "verbose": -1}
+    for threads, name in ((2, "lgb"), (1, "lgb1")):
+        params = {"max_bin": MAX_BINS, "num_threads": threads, "verbose": -1}
 
-    def construct():
-        return lgb.Dataset(X, (y > 0).astype(np.float32), params=params).construct()
+        def construct(params=params):
+            return lgb.Dataset(X, (y > 0).astype(np.float32), params=params).construct()
 
-    _record(row, "lgb_bin", _times(construct))
-    train = {**params, "objective": "binary", "num_leaves": 2, "learning_rate": 0.1}
-    data = construct()
-    times = _times(lambda: lgb.train(train, data, num_boost_round=ROUNDS), repeats=1)
-    _record(row, "lgb_round", times, 1 / ROUNDS)
+        _record(row, f"{name}_bin", _times(construct))
+        train = {**params, "objective": "binary", "num_leaves": 2, "learning_rate": 0.1}
+        data = construct()
+
+        def fit(rounds, train=train, data=data):
+            return _times(lambda: lgb.train(train, data, num_boost_round=rounds), repeats=1)
+
+        many, one = fit(ROUNDS + 1), fit(1)
+        _record(row, f"{name}_round", [(t - u) / ROUNDS for t, u in zip(many, one)])
 
 
 def sklearn_round(X, y, row: dict) -> None:
@@ -138,6 +158,45 @@ def sklearn_round(X, y, row: dict) -> None:
 
     many, one = fit(ROUNDS), fit(1)
     _record(row, "hgb_round", [(t - u) / (ROUNDS - 1) for t, u in zip(many, one)])
+
+
+LEARNERS = {"cbboost": solvers.cbboost_stumps, "adaboost": solvers.adaboost_stumps}
+
+
+def _program_bytes(fn, *args) -> dict:
+    """XLA's planned bytes of one compiled call of ``fn(*args)`` (arguments, temporaries,
+    outputs; aliased bytes counted once)."""
+    a = jax.jit(fn).lower(*args).compile().memory_analysis()
+    if a is None:
+        return {}
+    total = a.argument_size_in_bytes + a.output_size_in_bytes + a.temp_size_in_bytes
+    return {
+        "argument_bytes": int(a.argument_size_in_bytes),
+        "temp_bytes": int(a.temp_size_in_bytes),
+        "peak_bytes": int(total - a.alias_size_in_bytes),
+    }
+
+
+def learner_times(search, y, search_name: str, row: dict, rounds: int = ROUNDS) -> None:
+    """Compile time, time per round and planned memory of each learner in :data:`LEARNERS`.
+
+    ``first`` = the first call (compilation + run), ``run`` = the median of later calls; the
+    compile time is their difference and a round is ``run / rounds``.
+    """
+    y = jnp.asarray(y)
+    for name, learner in LEARNERS.items():
+        fit = jax.jit(functools.partial(learner, n_rounds=rounds))
+        start = time.perf_counter()
+        result = jax.block_until_ready(fit(search, y))
+        first = time.perf_counter() - start
+        key = f"{name}_{search_name}"
+        run = _times(fit, search, y, repeats=1)
+        _record(row, f"{key}_round", run, 1 / rounds)
+        row[f"{key}_compile_s"] = first - run[0]
+        row[f"{key}_steps"] = int(result.steps)
+        for stat, value in _program_bytes(fit, search, y).items():
+            row[f"{key}_{stat}"] = value
+        print(f"  {key}: {1e3 * row[f'{key}_round_s']:.1f} ms a round", flush=True)
 
 
 def bench_size(m: int, repeats: int) -> dict:
@@ -163,7 +222,9 @@ def bench_size(m: int, repeats: int) -> dict:
     times = _times(voters.stump_edges, exact, a, repeats=repeats, warmup=True)
     _record(row, "exact_round", times)
     row["exact_round_temp_bytes"] = _temp_bytes(voters.stump_edges, exact, a)
+    learner_times(exact, y, "exact", row)
     del exact
+    learner_times(search, y, "hist", row)
     lightgbm_times(X, y, row)
     sklearn_round(X, y, row)
     row["load_after"] = os.getloadavg()[0]
@@ -321,12 +382,91 @@ HEADER = [
 ]  # fmt: skip
 
 
+def learner_ratios(r: dict) -> dict:
+    """Per learner and search: its round as a multiple of LightGBM's, scikit-learn's and one
+    NumPy pass over the codes; its end to end (preparation + compilation + 100 rounds) as a
+    multiple of LightGBM's (binning + 100 rounds); its planned peak memory over the codes."""
+    nan = float("nan")
+    lgb_total = r.get("lgb_bin_s", nan) + ROUNDS * r.get("lgb_round_s", nan)
+    ratios = {}
+    for name in LEARNERS:
+        for search, prep in (("hist", "bin"), ("exact", "exact_prep")):
+            key = f"{name}_{search}"
+            round_s = r[f"{key}_round_s"]
+            total = r[f"{prep}_s"] + r[f"{key}_compile_s"] + ROUNDS * round_s
+            ratios[key] = {
+                "round_ms": 1e3 * round_s,
+                "round_over_lgb": round_s / r.get("lgb_round_s", nan),
+                "round_over_hgb": round_s / r.get("hgb_round_s", nan),
+                "round_over_numpy_pass": round_s / r["floor_sum_s"],
+                "round_over_lgb_1_thread": round_s / r.get("lgb1_round_s", nan),
+                "round_cpu_over_lgb_cpu": r[f"{key}_round_cpu_s"] / r.get("lgb_round_cpu_s", nan),
+                "end_to_end_over_lgb": total / lgb_total,
+                "peak_bytes_over_codes": r.get(f"{key}_peak_bytes", nan) / r["codes_bytes"],
+            }
+    return ratios
+
+
+LEARNER_HEADER = [
+    "m", "learner", "round ms", "/lgb", "/hgb", "/numpy pass", "/lgb 1 thread", "cpu/lgb cpu",
+    "end to end/lgb",
+    "peak B/codes B",
+]  # fmt: skip
+
+
+SHARDED = """
+import json, sys, time
+import jax, numpy as np
+from bench_scale import LEARNERS, MAX_BINS, ROUNDS, higgs_like
+from pacbound.sweep import shard_examples
+from pacbound.voters import histogram_search
+m = int(sys.argv[1])
+X, y = higgs_like(m)
+search = histogram_search(X, MAX_BINS)
+sharded, ys, ws = shard_examples(search, y)
+out = {"m": m, "devices": len(jax.devices()), "padded_m": int(ys.shape[0]),
+       "codes_bytes_per_device": [s.data.nbytes for s in sharded.codes.addressable_shards]}
+for name, learner in LEARNERS.items():
+    one = learner(search, y, ROUNDS)
+    eight = learner(sharded, ys, ROUNDS, sample_weight=ws)
+    start = time.perf_counter()
+    jax.block_until_ready(learner(sharded, ys, ROUNDS, sample_weight=ws))
+    out[name] = {"max_abs_q_difference": float(np.max(np.abs(np.asarray(one.q - eight.q)))),
+                 "same_stumps": bool(np.array_equal(one.stumps.thresholds,
+                                                    eight.stumps.thresholds)),
+                 "round_s": (time.perf_counter() - start) / ROUNDS}
+print(json.dumps(out))
+"""
+
+
+def sharded_run(m: int, devices: int = 8) -> dict:
+    """The histogram learners on ``devices`` simulated CPU devices (a subprocess, since the
+    device count is fixed when jax starts) against one device: correctness, not speed."""
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+               JAX_PLATFORMS="cpu")  # fmt: skip
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = subprocess.run([sys.executable, "-c", SHARDED, str(m)], env=env, cwd=here,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _previous_variants(path: str) -> dict | None:
+    """The pass designs of an earlier run in ``path`` (kept when not re-measured)."""
+    try:
+        with open(path) as f:
+            return json.load(f).get("pass_variants")
+    except (OSError, ValueError):
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6])
     parser.add_argument("--huge", action="store_true", help="add m = 10^7")
     parser.add_argument("--variants", action="store_true", help="time the pass designs")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sharded", type=float, default=0,
+                        help="also run the learners at this m on 8 simulated devices")  # fmt: skip
     parser.add_argument("--json", default=str(RESULTS / "bench_scale.json"))
     args = parser.parse_args(argv)
     sizes = [int(m) for m in args.sizes] + ([10**7] if args.huge else [])
@@ -343,12 +483,21 @@ def main(argv: list[str] | None = None) -> int:
         print("interleaved copies:")
         skew = interleaving(m, args.repeats)
     print_table(HEADER, [_ratios(r, unit) for r in rows for unit in ("s", "cpu_s")])
+    for r in rows:
+        r["ratios"] = learner_ratios(r)
+    table = [[r["m"], key, *v.values()] for r in rows for key, v in r["ratios"].items()]
+    print_table(LEARNER_HEADER, table)
     print("pass = histogram_edges (ours); sum = one NumPy pass over the codes; bincount = "
           "np.bincount of one feature x d; exact = stump_edges; prep = stump_search")  # fmt: skip
     payload = {
         "rows": rows,
-        "pass_variants": {"m": m if variants else None, "rows": variants, "interleaving": skew},
+        "pass_variants": {"m": m, "rows": variants, "interleaving": skew}
+        if variants
+        else _previous_variants(args.json),
     }
+    if args.sharded:
+        payload["sharded_8_devices"] = sharded_run(int(args.sharded))
+        print("8 simulated devices:", payload["sharded_8_devices"])
     write_json("bench_scale", payload, args.json)
     return 0
 

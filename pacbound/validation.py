@@ -3,6 +3,9 @@
 Solvers validate their arguments here, before tracing, and keep a jittable core that checks
 nothing. Shape checks always run; value checks (finite, in range, labels) run only on concrete
 arrays, so a solver called inside ``jax.jit`` or ``jax.vmap`` skips them instead of failing.
+The value checks of a ``jax.Array`` are reductions on its own devices (only scalars come back
+to the host), so that votes sharded over devices
+(:func:`pacbound.sweep.sharding.shard_examples`) are never gathered to check them.
 """
 
 from __future__ import annotations
@@ -48,21 +51,35 @@ def _check_2d(X: ArrayLike, name: str, columns: str) -> None:
         raise ValueError(f"{name} must be a non-empty 2-D (examples, {columns}) array; got {shape}")
 
 
-def _finite_range(values: np.ndarray, name: str) -> tuple[float, float]:
-    """``(min, max)`` in the array's own dtype (no float copy of a large int8 ``H``); NaN and
-    inf show up in them."""
+@jax.jit
+def _device_range(x: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    return jnp.min(x), jnp.max(x), jnp.all(jnp.abs(x) == 1)
+
+
+def _range(values: ArrayLike) -> tuple[float, float, bool]:
+    """``(min, max, every |entry| = 1)`` in the array's own dtype (no float copy of a large int8
+    ``H``; on its devices for a ``jax.Array``); NaN shows up in the extremes."""
+    if isinstance(values, jax.Array):
+        lo, hi, binary = _device_range(values)
+        return float(lo), float(hi), bool(binary)
+    values = np.asarray(values)
     with np.errstate(invalid="ignore"):  # NaN in bfloat16 reductions warns
-        lo, hi = float(values.min()), float(values.max())
+        return float(values.min()), float(values.max()), bool((np.abs(values) == 1).all())
+
+
+def _finite_range(values: ArrayLike, name: str) -> tuple[float, float, bool]:
+    """:func:`_range`; ValueError if NaN or inf is among the entries."""
+    lo, hi, binary = _range(values)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} has NaN or inf entries")
-    return lo, hi
+    return lo, hi, binary
 
 
 def check_matrix(X: ArrayLike, name: str = "X") -> None:
     """``X`` a non-empty ``(m, d)`` matrix of features, finite (unbounded otherwise)."""
     _check_2d(X, name, "features")
     if is_concrete(X):
-        _finite_range(np.asarray(X), name)
+        _finite_range(X, name)
 
 
 def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
@@ -70,9 +87,8 @@ def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
     _check_2d(H, name, "voters")
     if not is_concrete(H):
         return
-    values = np.asarray(H)
-    lo, hi = _finite_range(values, name)
-    if binary and not (np.abs(values) == 1).all():
+    lo, hi, is_binary = _finite_range(H, name)
+    if binary and not is_binary:
         raise ValueError(f"{name} must hold binary votes -1 / +1")
     if max(-lo, hi) > 1 + 1e-6:
         raise ValueError(f"{name} must have entries in [-1, 1]; max |entry| {max(-lo, hi):g}")
@@ -82,12 +98,19 @@ def check_labels(y: ArrayLike, m: int) -> None:
     """``y`` of shape ``(m,)`` with labels in ``{-1, +1}``, both present."""
     if jnp.shape(y) != (m,):
         raise ValueError(f"y must have shape ({m},), one label per example; got {jnp.shape(y)}")
-    if is_concrete(y):
+    if is_concrete(y) and not (isinstance(y, jax.Array) and bool(_labels_ok(y))):
         found = np.unique(np.asarray(y))
         if not np.isin(found, (-1, 1)).all():
             raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
         if len(found) < 2:
             raise ValueError(f"both classes are needed; every label is {found.tolist()}")
+
+
+@jax.jit
+def _labels_ok(y: jax.Array) -> jax.Array:
+    """Labels in ``{-1, +1}`` with both present, on ``y``'s devices (the host reads the labels
+    only to name what is wrong)."""
+    return jnp.all((y == 1) | (y == -1)) & jnp.any(y == 1) & jnp.any(y == -1)
 
 
 def check_positive_int(name: str, value) -> None:
@@ -130,10 +153,21 @@ def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
         return
     if jnp.shape(weight) != (m,):
         raise ValueError(f"sample_weight must have shape ({m},); got {jnp.shape(weight)}")
-    if is_concrete(weight):
-        w = np.asarray(weight, np.float64)
-        if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
-            raise ValueError("sample_weight must be finite, >= 0 and not all zero")
+    if is_concrete(weight) and not _weights_ok(weight):
+        raise ValueError("sample_weight must be finite, >= 0 and not all zero")
+
+
+@jax.jit
+def _device_weights_ok(w: jax.Array) -> jax.Array:
+    return jnp.all(jnp.isfinite(w) & (w >= 0)) & (jnp.sum(w) > 0)
+
+
+def _weights_ok(weight: ArrayLike) -> bool:
+    """Finite, ``>= 0``, not all zero (on the weights' devices for a ``jax.Array``)."""
+    if isinstance(weight, jax.Array):
+        return bool(_device_weights_ok(weight))
+    w = np.asarray(weight, np.float64)
+    return bool(np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0)
 
 
 def check_features(X: ArrayLike, name: str = "X") -> np.ndarray:

@@ -5,7 +5,9 @@
 * :mod:`~pacbound.sweep.cells`: cells of a grid, folds as example-weight masks, stump voters
   fitted per training fold, the per-chunk programs;
 * :mod:`~pacbound.sweep.paths`: grids solved as one continuation (a learner's declared path);
-* :mod:`~pacbound.sweep.sharding`: the cell axis over a device mesh.
+* :mod:`~pacbound.sweep.sharding`: the cell axis over a device mesh, and one learner's examples
+  over devices (:func:`shard_examples`: each device holds ``1/k`` of the examples; several hosts
+  after :func:`jax.distributed.initialize`).
 """
 
 from pacbound.sweep.cells import stratified_folds, stump_voters, zero_one_risk
@@ -17,14 +19,19 @@ from pacbound.sweep.runs import (
     grid,
     select_by_bound,
 )
+from pacbound.sweep.sharding import EXAMPLES, ShardedExamples, example_mesh, shard_examples
 
 __all__ = [
+    "EXAMPLES",
     "BoundSelection",
     "CrossValidation",
     "GridResult",
+    "ShardedExamples",
     "cross_validate",
+    "example_mesh",
     "grid",
     "select_by_bound",
+    "shard_examples",
     "stratified_folds",
     "stump_voters",
     "zero_one_risk",

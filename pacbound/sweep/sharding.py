@@ -1,7 +1,8 @@
-"""Map a batched function over a leading axis of *cells*, sharded across devices, in chunks.
+"""Sharding over devices: the *cells* of a sweep, or the *examples* of one learner.
 
-:mod:`pacbound.sweep` turns a hyperparameter grid (times folds) into one array of cells and
-calls :func:`map_cells`, which
+**Cells.** :func:`map_cells` maps a batched function over a leading axis of cells, sharded
+across devices, in chunks. :mod:`pacbound.sweep` turns a hyperparameter grid (times folds) into
+one array of cells and calls :func:`map_cells`, which
 
 * lays the devices out as a one-axis :class:`jax.sharding.Mesh` named ``"cells"`` and runs the
   function under :func:`jax.shard_map`: every device solves its own slice of cells, with the
@@ -19,33 +20,63 @@ on its own lane.
 Multi-host: call :func:`jax.distributed.initialize` in every process first; ``jax.devices()``
 then spans the hosts, every process calls the same sweep with the same host arrays, and the
 results are gathered onto every process (replicated) so each can read them.
+
+**Examples.** :func:`shard_examples` splits one learner's data by examples over a one-axis mesh
+named ``"examples"`` (:func:`example_mesh`): the rows of ``H`` (or the codes of a histogram
+stump search), ``y`` and ``sample_weight``, padded to a multiple of the device count with
+zero-weight examples. Every learner takes the placed arrays as it takes host arrays: XLA's
+SPMD partitioner keeps each ``(m,)`` vector on the devices of its examples and turns every
+sum over examples (``H^T a``, the moments, the losses) into per-device partial sums and one
+all-reduce; the histogram pass runs per device under ``jax.shard_map`` and adds the
+``(d, max_bins)`` histograms (:class:`pacbound.voters.histogram.ExampleShards`). So a data set
+larger than one device's memory is learned on several, each holding ``1/k`` of the examples.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
+from jax.typing import ArrayLike
 
-from pacbound.validation import check_positive_int
+from pacbound.validation import check_labels, check_positive_int, check_sample_weight, float_dtype
+from pacbound.voters.histogram import ExampleShards, HistogramSearch
 
-__all__ = ["CELLS", "cell_mesh", "map_cells"]
+__all__ = [
+    "CELLS",
+    "EXAMPLES",
+    "ShardedExamples",
+    "cell_mesh",
+    "example_mesh",
+    "map_cells",
+    "shard_examples",
+]
 
 CELLS = "cells"
+EXAMPLES = "examples"
+
+
+def _mesh(devices: Sequence[jax.Device] | None, axis: str) -> Mesh:
+    devices = jax.devices() if devices is None else list(devices)
+    if not devices:
+        raise ValueError("devices must name at least one device")
+    return Mesh(np.asarray(devices), (axis,))
 
 
 def cell_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
     """A one-axis mesh named ``"cells"`` over ``devices`` (default: all of ``jax.devices()``)."""
-    devices = jax.devices() if devices is None else list(devices)
-    if not devices:
-        raise ValueError("devices must name at least one device")
-    return Mesh(np.asarray(devices), (CELLS,))
+    return _mesh(devices, CELLS)
+
+
+def example_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
+    """A one-axis mesh named ``"examples"`` over ``devices`` (default: ``jax.devices()``)."""
+    return _mesh(devices, EXAMPLES)
 
 
 @functools.partial(jax.jit, static_argnames=("fn", "plan", "mesh"))
@@ -149,3 +180,128 @@ def map_cells(
     if len(parts) == 1:
         return jax.tree.map(lambda a: a[:total], parts[0])
     return jax.tree.map(lambda *a: jnp.asarray(np.concatenate(a)[:total]), *parts)
+
+
+# ------------------------------------------------------------------ examples over devices
+class ShardedExamples(NamedTuple):
+    """One learner's data split by examples over devices (:func:`shard_examples`).
+
+    Attributes:
+      voters: the votes ``H`` ``(m', n)`` with rows split, or the
+        :class:`pacbound.voters.HistogramSearch` with its codes' columns split (and its
+        ``shards`` set).
+      y: ``(m',)`` labels, split; the padding examples are labelled ``+1``.
+      sample_weight: ``(m',)`` example weights, split: the given ones (1 when none were given)
+        and 0 on the ``m' - m`` padding examples, which therefore change nothing.
+    """
+
+    voters: Any
+    y: jax.Array
+    sample_weight: jax.Array
+
+
+def _placed(x: ArrayLike, axis: int, pad: int, fill, sharding: NamedSharding) -> jax.Array:
+    """``x`` with ``pad`` entries ``fill`` appended along ``axis``, placed as ``sharding``.
+
+    Each device's block is cut from ``x`` by :func:`jax.make_array_from_callback` (only the
+    last blocks see padding), so no padded copy of ``x`` is made on the host and every process
+    reads only its own devices' rows (a memory-mapped ``x`` is read only there).
+    """
+    x = x if isinstance(x, np.ndarray) else np.asarray(x)
+    m = x.shape[axis]
+    shape = (*x.shape[:axis], m + pad, *x.shape[axis + 1 :])
+
+    def block(index: tuple[slice, ...]) -> np.ndarray:
+        start, stop, _ = index[axis].indices(shape[axis])
+        rows = list(index)
+        rows[axis] = slice(min(start, m), min(stop, m))
+        part = x[tuple(rows)]
+        missing = list(part.shape)
+        missing[axis] = stop - start - part.shape[axis]
+        return np.concatenate([part, np.full(missing, fill, x.dtype)], axis=axis)
+
+    return jax.make_array_from_callback(shape, sharding, block)
+
+
+def _shard_search(search: HistogramSearch, mesh: Mesh, pad: int) -> HistogramSearch:
+    split = NamedSharding(mesh, P(None, EXAMPLES))
+    codes = _placed(search.codes, 1, pad, 0, split)  # padding in bin 0, not counted
+    replicated = NamedSharding(mesh, P())
+    thresholds, counts = (jax.device_put(x, replicated) for x in search[1:3])
+    return HistogramSearch(codes, thresholds, counts, ExampleShards(mesh, EXAMPLES))
+
+
+def _examples_of(voters: Any) -> int:
+    if isinstance(voters, HistogramSearch):
+        return voters.codes.shape[1]
+    if hasattr(voters, "candidate_edges"):
+        raise ValueError(
+            "only a histogram stump search can be sharded by examples (the exact search's sort "
+            "order spans every example): use pacbound.voters.histogram_search, or the votes H"
+        )
+    if np.ndim(voters) != 2:
+        raise ValueError(f"H must be a 2-D (examples, voters) array; got shape {np.shape(voters)}")
+    return np.shape(voters)[0]
+
+
+def shard_examples(
+    voters: Any,
+    y: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+    *,
+    devices: Sequence[jax.Device] | None = None,
+) -> ShardedExamples:
+    """Split a learner's examples evenly over ``devices``, padding with zero-weight examples.
+
+    The example count ``m`` is padded to ``m'``, the next multiple of the device count ``k``,
+    with examples of weight 0 (votes ``+1``, or bin 0 of every feature, labelled ``+1``): every
+    learner gives them no influence (a weight-0 example is dropped exactly), so the model is
+    the one of the ``m`` examples. Each device then holds ``m' / k`` rows of ``H`` (or
+    columns of the search's ``uint8`` codes) and of ``y`` and ``sample_weight``; a histogram
+    search's thresholds and bin counts are replicated (``d max_bins`` numbers). Pass the
+    result to any learner unchanged::
+
+        H, y, w = shard_examples(H, y)                # or a histogram_search(X)
+        result = cbboost(H, y, 100, sample_weight=w)  # or cbboost_stumps(search, ...)
+
+    A certificate of the result reads the unpadded data (``certify(result, H_or_X, y)``).
+
+    Several hosts: call :func:`jax.distributed.initialize` in every process first;
+    ``jax.devices()`` then spans the hosts and every process calls this with the same
+    (global) arrays, of which it reads only its own devices' rows: a memory-mapped ``H``
+    (``np.load(..., mmap_mode="r")``) is read only there. Processes that hold only their own
+    rows build each global array with :func:`jax.make_array_from_process_local_data`
+    ``(NamedSharding(example_mesh(), P(EXAMPLES)), local_rows, (m',) + ...)`` (``P(None,
+    EXAMPLES)`` for the codes; every process with the same number of rows, padded with weight
+    0 as here, and the same binning thresholds and global bin counts), then wrap the codes as
+    ``HistogramSearch(codes, thresholds, counts, ExampleShards(mesh, EXAMPLES))``.
+
+    Args:
+      voters: the votes ``H`` ``(m, n)`` (host array), or a
+        :class:`pacbound.voters.HistogramSearch` (:func:`pacbound.voters.histogram_search`).
+      y: ``(m,)`` labels in ``{-1, +1}``.
+      sample_weight: ``(m,)`` example weights ``>= 0``; ``None``: all 1.
+      devices: the devices to split over (default ``jax.devices()``).
+
+    Returns:
+      :class:`ShardedExamples` ``(voters, y, sample_weight)`` of ``m'`` examples, every array
+      split by examples over :func:`example_mesh` (``NamedSharding(mesh, P(EXAMPLES))``).
+
+    Raises:
+      ValueError: an exact stump search (its sort order spans all examples), malformed ``H``,
+        labels or weights, or no device.
+    """
+    m = _examples_of(voters)
+    y = np.asarray(y)
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    dtype = float_dtype(y) if sample_weight is None else float_dtype(sample_weight)
+    weight = np.ones(m, dtype) if sample_weight is None else np.asarray(sample_weight, dtype)
+    mesh = example_mesh(devices)
+    pad = -m % mesh.size
+    split = NamedSharding(mesh, P(EXAMPLES))
+    if isinstance(voters, HistogramSearch):
+        voters = _shard_search(voters, mesh, pad)
+    else:
+        voters = _placed(voters, 0, pad, 1, NamedSharding(mesh, P(EXAMPLES, None)))
+    return ShardedExamples(voters, _placed(y, 0, pad, 1, split), _placed(weight, 0, pad, 0, split))

@@ -1,8 +1,8 @@
 """Histogram stump search: features binned once into ``uint8`` codes, one streaming pass a round.
 
-The exact search (:mod:`pacbound.stump_search`) keeps every threshold of every feature at the
-price of an ``int32`` order and a float threshold per training value (``8 d m`` bytes) and one
-gather of ``d m`` weights a round. The histogram search of LightGBM (Ke et al., NeurIPS 2017,
+The exact search (:mod:`pacbound.voters.exact_search`) keeps every threshold of every feature at
+the price of an ``int32`` order and a float threshold per training value (``8 d m`` bytes) and
+one gather of ``d m`` weights a round. The histogram search of LightGBM (Ke et al., NeurIPS 2017,
 §2.1, Algorithm 1) and XGBoost's ``hist`` method keeps ``d m`` bytes instead and the thresholds
 between bins:
 
@@ -17,8 +17,8 @@ between bins:
   .. math:: \\sum_i a_i h_{f,k}(x_i) = \\sum_b H_f[b] - 2 \\sum_{b \\le k} H_f[b].
 
 Bins. The boundaries are midpoints of consecutive distinct training values (placed as
-:class:`pacbound.stump_search.StumpSearch` places its thresholds), so equal values never fall in
-two bins; a feature with at most ``max_bins`` distinct values gets one bin per value and the
+:class:`pacbound.voters.exact_search.StumpSearch` places its thresholds), so equal values never
+fall in two bins; a feature with at most ``max_bins`` distinct values gets one bin per value and the
 histogram search finds exactly the stumps (thresholds and edges) of the exact search. A feature
 with more distinct values gets equal-frequency cuts at distinct-value boundaries. Past
 ``sample_size`` examples the boundaries come from a fixed-seed subsample of that many training
@@ -55,6 +55,7 @@ TPU; there a larger ``chunk`` saves launches).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -64,6 +65,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 from jax.typing import ArrayLike
 
 from pacbound.voters.stumps import Stumps
@@ -72,6 +75,7 @@ __all__ = [
     "CHUNK",
     "SAMPLE_SIZE",
     "Binning",
+    "ExampleShards",
     "HistogramSearch",
     "bin_features",
     "binned_search",
@@ -106,6 +110,21 @@ class Binning(NamedTuple):
     counts: jax.Array
 
 
+@jax.tree_util.register_static
+@dataclasses.dataclass(frozen=True)
+class ExampleShards:
+    """The mesh axis a search's examples are split over (a static pytree node: no leaves, so
+    ``jax.jit`` keys its cache on it and ``jax.vmap`` leaves it alone).
+
+    Attributes:
+      mesh: the :class:`jax.sharding.Mesh` the codes lie on.
+      axis: the name of its axis along the examples.
+    """
+
+    mesh: Mesh
+    axis: str
+
+
 class HistogramSearch(NamedTuple):
     """Every stump ``x_f > thresholds[f, k]`` between two bins, searched by histograms.
 
@@ -113,15 +132,21 @@ class HistogramSearch(NamedTuple):
     ``+1`` on the examples whose code exceeds ``k``. The methods are those of every matrix-free
     stump search, so that a learner takes either this or the exact search.
 
-    Attributes (those of the :class:`Binning` it searches):
+    Attributes (the first three those of the :class:`Binning` it searches):
       codes: ``(d, m)`` uint8 bin of every training value.
       thresholds: ``(d, P)`` candidate thresholds in feature units.
-      counts: ``(d, P + 1)`` int32 training examples per bin.
+      counts: ``(d, P + 1)`` int32 training examples per bin (padding examples, which
+        :func:`pacbound.sweep.sharding.shard_examples` adds with weight 0, are not counted).
+      shards: ``None``, or the :class:`ExampleShards` the codes' examples are split over
+        (:func:`pacbound.sweep.sharding.shard_examples`): each device then builds the
+        histograms of its own examples and the devices add them (one all-reduce of
+        ``d max_bins`` numbers a pass).
     """
 
     codes: jax.Array
     thresholds: jax.Array
     counts: jax.Array
+    shards: ExampleShards | None = None
 
     @property
     def n_examples(self) -> int:
@@ -135,8 +160,8 @@ class HistogramSearch(NamedTuple):
     def candidate_mask(self) -> jax.Array:
         """``(d, P)`` bool: which candidates are stumps, i.e. have training examples on both
         sides (the padding past a feature's last bin has none above it)."""
-        below = jnp.cumsum(self.counts, axis=1)[:, :-1]
-        return (below > 0) & (below < self.n_examples)
+        below = jnp.cumsum(self.counts, axis=1)
+        return (below[:, :-1] > 0) & (below[:, :-1] < below[:, -1:])
 
     def candidate_votes(self, index: ArrayLike, dtype=jnp.float32) -> jax.Array:
         """``(m,)`` votes ``h(x_i)`` in ``dtype`` of candidate ``index = f * P + k`` (traced)."""
@@ -192,7 +217,7 @@ def _boundaries(values: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray
     """At most ``n_bins - 1`` boundaries of the sorted non-NaN ``values``, and the distinct values.
 
     Each boundary is the midpoint ``lo + (hi - lo) / 2`` of two consecutive distinct values
-    (``lo`` if it rounds to ``hi``: :class:`pacbound.stump_search.StumpSearch`'s rule), after
+    (``lo`` if it rounds to ``hi``: :class:`pacbound.voters.exact_search.StumpSearch`'s rule), after
     every distinct value when there are at most ``n_bins``, else after the distinct values where
     the cumulative count first reaches ``j n / n_bins``, ``j = 1 .. n_bins - 1``.
     """
@@ -465,10 +490,28 @@ def histogram_edges(search: HistogramSearch, a: ArrayLike) -> jax.Array:
     """
     a = jnp.asarray(a)
     a = a.astype(jnp.promote_types(a.dtype, jnp.float32))
-    bins = search.thresholds.shape[1] + 1
-    hists = histograms(search.codes, a, bins, skewed=skewed_features(search.counts))
+    hists = _search_histograms(search, a)
     below = jnp.cumsum(hists, axis=1)[:, :-1]
     return jnp.sum(hists, axis=1, keepdims=True) - 2 * below
+
+
+def _search_histograms(search: HistogramSearch, a: jax.Array) -> jax.Array:
+    """:func:`histograms` of the search's codes; with ``search.shards``, each device's own
+    examples (``jax.shard_map``) summed over the devices (``lax.psum``), so that no device
+    reads another's codes."""
+    bins = search.thresholds.shape[1] + 1
+    skewed = skewed_features(search.counts)
+    if search.shards is None:
+        return histograms(search.codes, a, bins, skewed=skewed)
+    axis = search.shards.axis
+
+    def local(codes, a, skewed):
+        return lax.psum(histograms(codes, a, bins, skewed=skewed), axis)
+
+    specs = (P(None, axis), P(axis), P())
+    mesh = search.shards.mesh
+    run = jax.shard_map(local, mesh=mesh, in_specs=specs, out_specs=P(), check_vma=False)
+    return run(search.codes, a, skewed)
 
 
 @functools.partial(jax.jit, static_argnames="dtype")
