@@ -69,7 +69,8 @@ def _load_bundled(base: str, spec: str, multiclass: bool) -> Dataset:
             bunch.data, target, bunch.feature_names, base, [f"{source}; {len(names)} classes"],
             names,
         )  # fmt: skip
-    if base == "breast_cancer" and not spec:
+    default_split = base == "breast_cancer" and not spec
+    if default_split:
         spec = "malignantvrest"
     if not spec:
         raise ValueError(
@@ -81,7 +82,7 @@ def _load_bundled(base: str, spec: str, multiclass: bool) -> Dataset:
         **{n.lower(): i for i, n in enumerate(names)},
     }
     y, keep, note, classes = encode_labels(target, parse_split_spec(spec, lookup), multiclass)
-    label = f"{base}:{spec}"
+    label = f"{base} (malignant +1, benign -1)" if default_split else f"{base}:{spec}"
     notes = [f"{source}; labels: {note}"]
     return checked_dataset(bunch.data[keep], y, bunch.feature_names, label, notes, classes)
 
