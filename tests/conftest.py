@@ -5,6 +5,7 @@ behaviour is tested by passing float32 inputs explicitly (JAX keeps their dtype)
 """
 
 import contextlib
+import gc
 import os
 from pathlib import Path
 
@@ -25,6 +26,16 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 os.environ.setdefault("PACBOUND_DATA", str(SHARED_DATA))
 # the command and the estimators keep compiled programs on disk by default: not in tests
 os.environ.setdefault("PACBOUND_NO_COMPILATION_CACHE", "1")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drop JAX's compiled programs after each test module: every XLA:CPU executable keeps
+    memory mappings, and one process compiling the whole suite's programs would pass the
+    kernel's limit on mappings (``vm.max_map_count``, 65 530) and abort."""
+    yield
+    jax.clear_caches()
+    gc.collect()
 
 
 @pytest.fixture
