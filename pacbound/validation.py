@@ -10,6 +10,8 @@ to the host), so that votes sharded over devices
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -51,7 +53,20 @@ def _check_2d(X: ArrayLike, name: str, columns: str) -> None:
         raise ValueError(f"{name} must be a non-empty 2-D (examples, {columns}) array; got {shape}")
 
 
-@jax.jit
+def _on_device(fn):
+    """A jitted check of a concrete ``jax.Array`` on its own devices, evaluated now even when
+    called while tracing (a concrete array closed over by a user's ``jit``)."""
+    compiled = jax.jit(fn)
+
+    @functools.wraps(fn)
+    def run(*args):
+        with jax.ensure_compile_time_eval():
+            return compiled(*args)
+
+    return run
+
+
+@_on_device
 def _device_range(x: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
     return jnp.min(x), jnp.max(x), jnp.all(jnp.abs(x) == 1)
 
@@ -106,7 +121,7 @@ def check_labels(y: ArrayLike, m: int) -> None:
             raise ValueError(f"both classes are needed; every label is {found.tolist()}")
 
 
-@jax.jit
+@_on_device
 def _labels_ok(y: jax.Array) -> jax.Array:
     """Labels in ``{-1, +1}`` with both present, on ``y``'s devices (the host reads the labels
     only to name what is wrong)."""
@@ -157,7 +172,7 @@ def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
         raise ValueError("sample_weight must be finite, >= 0 and not all zero")
 
 
-@jax.jit
+@_on_device
 def _device_weights_ok(w: jax.Array) -> jax.Array:
     return jnp.all(jnp.isfinite(w) & (w >= 0)) & (jnp.sum(w) > 0)
 

@@ -32,7 +32,10 @@ from pacbound.validation import check_delta, check_sample_weight, check_votes
 
 __all__ = ["BOUND_KINDS", "MajorityVoteClassifier", "RBFVoters", "StumpVoters", "TrainingStats"]
 
-BOUND_KINDS = ("cbound_roy2016", "seeger", "pac_bound_0", "pac_bound_1", "pac_bound_2", "catoni")
+BOUND_KINDS = (
+    "cbound_roy2016", "seeger", "pac_bound_0", "pac_bound_1", "pac_bound_2", "catoni",
+    "cbound_quasi_uniform",
+)  # fmt: skip
 _FORMAT = "pacbound.estimator/1"
 
 
