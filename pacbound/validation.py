@@ -1,4 +1,4 @@
-"""Checks at the Python boundary of the solvers: clear ``ValueError``s, never a silent NaN.
+"""Checks at the Python boundary of the solvers: a clear ``ValueError``, never a silent NaN.
 
 Solvers validate their arguments here, before tracing, and keep a jittable core that checks
 nothing. Shape checks always run; value checks (finite, in range, labels) run only on concrete

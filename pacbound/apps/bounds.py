@@ -111,6 +111,7 @@ def format_bounds_table(report: dict) -> str:
 
 
 def run_bounds(args: argparse.Namespace) -> None:
+    """Run ``pacbound bounds``: train the forest, print (and write) its every bound."""
     from pacbound.apps.cli import check_output  # cli imports this module: import at run time
 
     _check_arguments(args)
@@ -137,6 +138,7 @@ def run_bounds(args: argparse.Namespace) -> None:
 
 
 def register(commands) -> None:
+    """Add the ``bounds`` subcommand to the command line's subparsers ``commands``."""
     what = "train a forest and print every bound for the uniform and each optimized posterior"
     p = commands.add_parser("bounds", help=what, description=what)
     p.add_argument("--data", required=True, help="dataset name (pacbound.datasets.load) or file")

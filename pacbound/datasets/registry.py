@@ -24,7 +24,7 @@ class RegistryEntry(NamedTuple):
 
     Attributes:
       path: file relative to the data directory (``None``: not shipped, see ``openml``).
-      papers: where the papers use it, with their name and (|S|, |T|) where printed.
+      papers: where the papers use it, with their name and ``(|S|, |T|)`` where printed.
       note: the binary split: the paper's where known, ours (and why) where not.
       options: :func:`load_file` keyword arguments (label column, split, missing policy).
       openml: the OpenML name to fetch it with when no file is shipped.

@@ -46,6 +46,7 @@ def loss_slope_coefficients(state, z, z2, w_k, C, gamma, n, loss, s):
 
 
 def loss_slope(coef, u, n, gamma, loss):
+    """The slope ``l(u)`` from its :func:`loss_slope_coefficients` ``coef``."""
     c0, c1 = coef
     if loss == "quadratic":
         return c0 + c1 * u

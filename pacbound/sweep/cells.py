@@ -153,6 +153,7 @@ def prefixes(plan: Plan, result, rounds: jax.Array):
 
 
 def grid_chunk(plan: Plan, cells, shared):
+    """The results of one chunk of grid cells (a path as one continuation)."""
     (values, rounds), (H, y, options) = cells, shared
     if plan.path:
         return jax.tree.map(lambda a: a[:, None], path_result(plan, H, y, None, values, options))
@@ -164,6 +165,7 @@ def grid_chunk(plan: Plan, cells, shared):
 
 
 def cv_chunk(plan: Plan, cells, shared):
+    """The validation scores of one chunk of (fold, grid cell) pairs."""
     (values, rounds), (H, y, train, valid, options) = cells, shared
 
     def scores(H, results, v_mask):

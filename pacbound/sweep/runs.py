@@ -238,8 +238,8 @@ def cross_validate(
         mask; default :func:`zero_one_risk` (static: pass the same function object again to
         reuse the compilation).
       refit_best: fit the learner on all examples at the selected values (one more call).
-      zip, options, devices, chunk_size, memory_budget, progress, batch_size, **grids: as in
-        :func:`grid`.
+      zip, options, devices, chunk_size, memory_budget, progress, batch_size, grids: as in
+        :func:`grid` (``grids`` by keyword).
 
     Returns:
       :class:`CrossValidation`.

@@ -130,9 +130,10 @@ class HistogramSearch(NamedTuple):
 
     Candidate ``k`` of feature ``f`` (flat index ``f * P + k``, ``P = max_bins - 1``) votes
     ``+1`` on the examples whose code exceeds ``k``. The methods are those of every matrix-free
-    stump search, so that a learner takes either this or the exact search.
+    stump search, so that a learner takes either this or the exact search. The first three
+    attributes are those of the :class:`Binning` it searches.
 
-    Attributes (the first three those of the :class:`Binning` it searches):
+    Attributes:
       codes: ``(d, m)`` uint8 bin of every training value.
       thresholds: ``(d, P)`` candidate thresholds in feature units.
       counts: ``(d, P + 1)`` int32 training examples per bin (padding examples, which
