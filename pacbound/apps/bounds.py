@@ -16,11 +16,9 @@ main`).
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import json
-import time
 
 from pacbound import datasets
+from pacbound.apps.report import run_report
 from pacbound.ensemble_bounds import BOUNDS, EnsembleReport
 
 __all__ = ["bounds_report", "format_bounds_table", "register", "run_bounds"]
@@ -110,31 +108,20 @@ def format_bounds_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def run_bounds(args: argparse.Namespace) -> None:
-    """Run ``pacbound bounds``: train the forest, print (and write) its every bound."""
-    from pacbound.apps.cli import check_output  # cli imports this module: import at run time
+def _bounds_figure(report: dict):
+    from pacbound.apps import plots
 
+    rows = [{"learner": r["posterior"], **r} for r in report["results"]]
+    keys = ("test_risk", *(b for b in BOUNDS if b in report["results"][0]))
+    title = f"{report['data']}: {report['trees']} trees (delta = {report['delta']})"
+    return plots.plot_compare(rows, keys=keys, title=title)
+
+
+def run_bounds(args: argparse.Namespace) -> None:
+    """Run ``pacbound bounds``: train the forest, print (and write, and draw) its every bound."""
     _check_arguments(args)
     _objectives(args.objectives)
-    if args.plot and importlib.util.find_spec("matplotlib") is None:  # before the long part
-        raise ValueError("--plot needs matplotlib: pip install pacbound[plot]")
-    check_output(args.json, "--json")
-    check_output(args.plot, "--plot")
-    start = time.perf_counter()
-    report = bounds_report(args)
-    report["wall_time_s"] = time.perf_counter() - start
-    print(format_bounds_table(report))
-    print(f"done in {report['wall_time_s']:.1f} s (compilation included)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
-    if args.plot:
-        from pacbound.apps import plots
-
-        rows = [{"learner": r["posterior"], **r} for r in report["results"]]
-        keys = ("test_risk", *(b for b in BOUNDS if b in report["results"][0]))
-        title = f"{report['data']}: {report['trees']} trees (delta = {report['delta']})"
-        plots.save(plots.plot_compare(rows, keys=keys, title=title), args.plot)
+    run_report(args, bounds_report, format_bounds_table, _bounds_figure)
 
 
 def register(commands) -> None:

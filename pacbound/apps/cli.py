@@ -19,15 +19,12 @@ is added by one ``register(commands)`` function appended to :data:`SUBCOMMANDS`.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import json
-import os
 import sys
-import time
 from collections.abc import Callable
 
 from pacbound import __version__, datasets
 from pacbound.apps.bounds import register as register_bounds
+from pacbound.apps.report import run_report
 from pacbound.apps.reproduce.command import register as register_reproduce
 from pacbound.cbound import cbound
 from pacbound.compilation_cache import enable_compilation_cache
@@ -129,37 +126,18 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def check_output(path: str | None, flag: str) -> None:
-    """An output file's folder must exist and be writable, checked before any fitting."""
-    if path is None:
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise UsageError(f"{flag} {path}: the folder {folder} does not exist or is not writable")
+def _compare_figure(report: dict):
+    from pacbound.apps import plots
+
+    keys = ("test_risk", "cbound_roy2016", "pac_bound_2")
+    title = f"{report['data']} (delta = {report['delta']})"
+    return plots.plot_compare(report["results"], keys=keys, title=title)
 
 
 def run_compare(args: argparse.Namespace) -> None:
-    if args.plot and importlib.util.find_spec("matplotlib") is None:  # before the long part
-        raise UsageError("--plot needs matplotlib: pip install pacbound[plot]")
-    check_output(args.json, "--json")
-    check_output(args.plot, "--plot")
-    start = time.perf_counter()
-    report = compare_learners(args)
-    report["wall_time_s"] = time.perf_counter() - start
-    print(format_table(report))
-    print(f"done in {report['wall_time_s']:.1f} s (compilation included)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
-    if args.plot:
-        from pacbound.apps import plots
-
-        keys = ("test_risk", "cbound_roy2016", "pac_bound_2")
-        title = f"{report['data']} (delta = {report['delta']})"
-        plots.save(plots.plot_compare(report["results"], keys=keys, title=title), args.plot)
+    run_report(args, compare_learners, format_table, _compare_figure)
 
 
-# ------------------------------------------------------------------- subcommands
 def _table_options(p: argparse.ArgumentParser, data_default: str | None) -> None:
     data_help = "dataset name (pacbound.datasets.load) or file path"
     if data_default is None:

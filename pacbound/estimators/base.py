@@ -25,17 +25,17 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pacbound.certify import certify_margins, is_quasi_uniform
+from pacbound.certify import BOUNDS, DEFAULT_BOUNDS, certify_margins, is_quasi_uniform
 from pacbound.compilation_cache import enable_compilation_cache
 from pacbound.estimators.voter_sets import VOTER_SETS, RBFVoters, StumpVoters, voter_set
 from pacbound.validation import check_delta, check_sample_weight, check_votes
 
 __all__ = ["BOUND_KINDS", "MajorityVoteClassifier", "RBFVoters", "StumpVoters", "TrainingStats"]
 
-BOUND_KINDS = (
-    "cbound_roy2016", "seeger", "pac_bound_0", "pac_bound_1", "pac_bound_2", "catoni",
-    "cbound_quasi_uniform",
-)  # fmt: skip
+BOUND_KINDS = DEFAULT_BOUNDS
+"""The bounds :meth:`MajorityVoteClassifier.bound` knows: the registry's default bounds
+(:data:`pacbound.certify.DEFAULT_BOUNDS`, every one computable from the training margins);
+a bound registered there is an estimator's bound too."""
 _FORMAT = "pacbound.estimator/1"
 
 
@@ -179,10 +179,10 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         by :func:`pacbound.certify.certify_margins`.
 
         Args:
-          kind: a name of :data:`BOUND_KINDS` (:data:`pacbound.certify.DEFAULT_BOUNDS`):
-            ``"seeger"``, ``"pac_bound_0"``, ``"catoni"``, ``"cbound_roy2016"``,
-            ``"pac_bound_1"``, ``"pac_bound_2"``, ``"cbound_quasi_uniform"`` (quasi-uniform
-            posteriors only: MinCq, KL coordinate descent).
+          kind: a name of :data:`BOUND_KINDS` (:data:`pacbound.certify.DEFAULT_BOUNDS`),
+            e.g. ``"seeger"``, ``"pac_bound_2"``, ``"tnd"``, ``"split_kl"``; a bound of the
+            quasi-uniform family (``"cbound_quasi_uniform"``) for quasi-uniform posteriors
+            only (MinCq, KL coordinate descent).
           delta: confidence in ``(0, 1]``.
         """
         return float(self.certificate(delta, [kind]).bounds[kind])
@@ -195,7 +195,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         check_delta(delta)
         quasi = bool(is_quasi_uniform(self.posterior_)) and self.train_stats_.m > 8
         if kinds is None:
-            kinds = [k for k in BOUND_KINDS if quasi or k != "cbound_quasi_uniform"]
+            kinds = [k for k in BOUND_KINDS if quasi or BOUNDS[k].family != "quasi_uniform"]
         for kind in kinds:
             if kind not in BOUND_KINDS:
                 raise ValueError(f"unknown bound kind {kind!r}; choose one of {BOUND_KINDS}")
