@@ -325,9 +325,11 @@ def cbound_trinomial_sup(joint_error: ArrayLike, disagreement: ArrayLike, eps: A
       The supremum rounded up, in ``[C-bound(e_S, d_S), 1]``.
 
     Example:
-      >>> round(float(cbound_trinomial_sup(1 / 6, 1 / 3, 0.0)), 4)  # eps = 0: the C-bound itself
-      0.6667
-      >>> round(float(cbound_trinomial_sup(0.1, 0.2, 0.05)), 3)  # the C-bound at (0.1, 0.2) is 0.4
+      >>> import jax.numpy as jnp
+      >>> e_s, d_s = jnp.float32(0.1), jnp.float32(0.2)  # the C-bound at (e_S, d_S) is 0.4
+      >>> round(float(cbound_trinomial_sup(e_s, d_s, jnp.float32(0.0))), 4)  # eps = 0: itself
+      0.4
+      >>> round(float(cbound_trinomial_sup(e_s, d_s, jnp.float32(0.05))), 3)
       0.776
     """
     e_s, d_s, eps = jnp.broadcast_arrays(
