@@ -80,8 +80,9 @@ def check_concentration(alpha: ArrayLike, name: str = "alpha") -> None:
     ``jit``/``vmap`` the caller checks before tracing).
 
     Example:
-      >>> check_concentration([1.0, 2.0])
-      >>> check_concentration([1.0, 0.0])
+      >>> import numpy as np
+      >>> check_concentration(np.array([1.0, 2.0]))
+      >>> check_concentration(np.array([1.0, 0.0]))
       Traceback (most recent call last):
         ...
       ValueError: alpha must be > 0 (Dirichlet concentrations); min 0

@@ -103,8 +103,9 @@ def check_error_matrix(errors: ArrayLike, name: str = "errors") -> None:
     """``errors`` a non-empty ``(m, n)`` matrix with entries 0 or 1 (checked when concrete).
 
     Example:
-      >>> check_error_matrix([[0, 1], [1, 0]])
-      >>> check_error_matrix([[0, 2]])
+      >>> import numpy as np
+      >>> check_error_matrix(np.array([[0, 1], [1, 0]]))
+      >>> check_error_matrix(np.array([[0, 2]]))
       Traceback (most recent call last):
         ...
       ValueError: errors must hold 0 / 1 entries (1 = the voter errs)
@@ -142,8 +143,9 @@ def check_mask(mask: ArrayLike, shape: tuple[int, int], min_pair_count: int = 1)
         included) must share; 2 for the variance of ``mu_tandem_variance``.
 
     Example:
-      >>> check_mask([[1, 0], [1, 1], [0, 1]], (3, 2))
-      >>> check_mask([[1, 0], [1, 0], [1, 0]], (3, 2))
+      >>> import numpy as np
+      >>> check_mask(np.array([[1, 0], [1, 1], [0, 1]]), (3, 2))
+      >>> check_mask(np.array([[1, 0], [1, 0], [1, 0]]), (3, 2))
       Traceback (most recent call last):
         ...
       ValueError: every voter needs at least one evaluated example; empty: [1]
@@ -171,8 +173,9 @@ def check_posterior(rho: ArrayLike, n: int | None = None, atol: float = 1e-5) ->
     """``rho`` (or each row of a batch) a probability vector over ``n`` voters.
 
     Example:
-      >>> check_posterior([0.25, 0.75], 2)
-      >>> check_posterior([0.5, 0.6], 2)
+      >>> import numpy as np
+      >>> check_posterior(np.array([0.25, 0.75]), 2)
+      >>> check_posterior(np.array([0.5, 0.6]), 2)
       Traceback (most recent call last):
         ...
       ValueError: rho must sum to 1; sums [1.1...]

@@ -105,8 +105,9 @@ def check_matrix(X: ArrayLike, name: str = "X") -> None:
     """``X`` a non-empty ``(m, d)`` matrix of features, finite (unbounded otherwise).
 
     Example:
-      >>> check_matrix([[0.0, 5.0]])
-      >>> check_matrix([[0.0, float("nan")]])
+      >>> import numpy as np
+      >>> check_matrix(np.array([[0.0, 5.0]]))
+      >>> check_matrix(np.array([[0.0, float("nan")]]))
       Traceback (most recent call last):
         ...
       ValueError: X has NaN or inf entries
@@ -120,8 +121,9 @@ def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
     """``H`` a non-empty ``(m, n)`` matrix, finite with entries in ``[-1, 1]`` (or ``{-1, 1}``).
 
     Example:
-      >>> check_votes([[1.0, -0.5]])
-      >>> check_votes([[0.5, 2.0]])
+      >>> import numpy as np
+      >>> check_votes(np.array([[1.0, -0.5]]))
+      >>> check_votes(np.array([[0.5, 2.0]]))
       Traceback (most recent call last):
         ...
       ValueError: H must have entries in [-1, 1]; max |entry| 2
@@ -140,8 +142,9 @@ def check_labels(y: ArrayLike, m: int) -> None:
     """``y`` of shape ``(m,)`` with labels in ``{-1, +1}``, both present.
 
     Example:
-      >>> check_labels([1.0, -1.0], 2)
-      >>> check_labels([1.0, 0.0], 2)
+      >>> import numpy as np
+      >>> check_labels(np.array([1.0, -1.0]), 2)
+      >>> check_labels(np.array([1.0, 0.0]), 2)
       Traceback (most recent call last):
         ...
       ValueError: labels must be -1 or +1; found [0.0, 1.0]
@@ -225,8 +228,9 @@ def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
     """Example weights of shape ``(m,)``, finite, ``>= 0`` and not all zero (``None`` is fine).
 
     Example:
-      >>> check_sample_weight([0.0, 2.0], 2)
-      >>> check_sample_weight([0.0, 0.0], 2)
+      >>> import numpy as np
+      >>> check_sample_weight(np.array([0.0, 2.0]), 2)
+      >>> check_sample_weight(np.array([0.0, 0.0]), 2)
       Traceback (most recent call last):
         ...
       ValueError: sample_weight must be finite, >= 0 and not all zero
