@@ -55,6 +55,12 @@ def cbound(mu1: ArrayLike, mu2: ArrayLike) -> jax.Array:
     Args:
       mu1: first moment of the margin.
       mu2: second moment of the margin.
+
+    Example:
+      >>> round(float(cbound(0.5, 0.5)), 4)  # 1 - 0.25 / 0.5
+      0.5
+      >>> float(cbound(-0.1, 0.5))  # a vote no better than chance: the trivial bound
+      1.0
     """
     mu1, mu2 = jnp.asarray(mu1), jnp.asarray(mu2)
     informative = (mu1 > 0) & (mu2 > 0)
@@ -67,12 +73,26 @@ def cbound_from_risk(gibbs_risk: ArrayLike, disagreement: ArrayLike) -> jax.Arra
 
     The same bound as ``cbound`` with ``mu1 = 1 - 2r`` and ``mu2 = 1 - 2d`` (roy2016 §2); it is
     1 when ``r >= 1/2``.
+
+    Example:
+      >>> round(float(cbound_from_risk(0.25, 0.25)), 4)  # mu1 = mu2 = 0.5, as cbound(0.5, 0.5)
+      0.5
+      >>> float(cbound_from_risk(0.5, 0.25))  # Gibbs risk 1/2: the trivial bound
+      1.0
     """
     return cbound(1.0 - 2.0 * jnp.asarray(gibbs_risk), 1.0 - 2.0 * jnp.asarray(disagreement))
 
 
 def empirical_cbound(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
-    """Empirical C-bound of the vote ``(H, q)`` on the sample ``(H, y)``."""
+    """Empirical C-bound of the vote ``(H, q)`` on the sample ``(H, y)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> round(float(empirical_cbound(H, y, jnp.ones(3) / 3)), 4)  # mu1 = mu2 = 1/3
+      0.6667
+    """
     return cbound(*margin_moments(H, y, q))
 
 
@@ -84,6 +104,11 @@ def cbound_upper(mu1: ArrayLike, mu2: ArrayLike) -> jax.Array:
     :mod:`pacbound.bounds`, "Certified values"). A certificate from bounds on the moments
     passes ``mu1`` rounded down and ``mu2`` rounded up: the C-bound decreases in ``mu1 > 0``
     and increases in ``mu2``. Differentiable like ``cbound``.
+
+    Example:
+      >>> c = cbound_upper(0.5, 0.5)
+      >>> round(float(c), 4), bool(c >= cbound(0.5, 0.5))
+      (0.5, True)
     """
     mu1, mu2 = (jnp.asarray(x, jnp.result_type(x, float)) for x in (mu1, mu2))
     informative = (mu1 > 0) & (mu2 > 0)
@@ -298,6 +323,14 @@ def cbound_trinomial_sup(joint_error: ArrayLike, disagreement: ArrayLike, eps: A
 
     Returns:
       The supremum rounded up, in ``[C-bound(e_S, d_S), 1]``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> e_s, d_s = jnp.float32(0.1), jnp.float32(0.2)  # the C-bound at (e_S, d_S) is 0.4
+      >>> round(float(cbound_trinomial_sup(e_s, d_s, jnp.float32(0.0))), 4)  # eps = 0: itself
+      0.4
+      >>> round(float(cbound_trinomial_sup(e_s, d_s, jnp.float32(0.05))), 3)
+      0.776
     """
     e_s, d_s, eps = jnp.broadcast_arrays(
         *(jnp.asarray(x, jnp.result_type(x, float)) for x in (joint_error, disagreement, eps))

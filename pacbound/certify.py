@@ -208,7 +208,13 @@ def _grid(c_grid: ArrayLike | None) -> jax.Array:
 
 def catoni_bound(c_grid: ArrayLike | None = None) -> Bound:
     """``2 x`` germain2009 Thm 3.1 on ``R(B_Q)``, ``C`` over ``c_grid`` (default 32 values,
-    geometric in ``[1e-2, 1e2]``) by a union bound (``delta / k`` each)."""
+    geometric in ``[1e-2, 1e2]``) by a union bound (``delta / k`` each).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> catoni_bound().c_grid.shape, catoni_bound(jnp.array([0.5, 1.0, 2.0])).c_grid.shape
+      ((32,), (3,))
+    """
     return Bound("catoni", c_grid=_grid(c_grid))
 
 
@@ -218,7 +224,13 @@ def general_loss_bound(
     """germain2009 Thm 3.2 with the exponential loss ``exp(-M / gamma)`` or the quadratic loss
     ``(M / gamma - 1)^2`` of the margin ``M`` (§4), ``C'`` over ``c_grid`` as in
     :func:`catoni_bound`. germain2009 states it for ``±1`` voters. Choosing ``gamma`` among
-    ``K`` values after seeing the sample costs ``delta / K``."""
+    ``K`` values after seeing the sample costs ``delta / K``.
+
+    Example:
+      >>> b = general_loss_bound("quadratic", 0.5)
+      >>> b.name, b.loss, float(b.gamma), b.c_grid.shape
+      ('general_loss', 'quadratic', 0.5, (32,))
+    """
     return Bound("general_loss", loss, jnp.asarray(gamma), _grid(c_grid))
 
 
@@ -234,13 +246,27 @@ def _mu_grid(mu_grid: ArrayLike | None) -> jax.Array:
 def split_kl_bound(mu_grid: ArrayLike | None = None) -> Bound:
     """Chebyshev-Cantelli with PAC-Bayes-split-kl on the mu-tandem loss (Wu and Seldin 2022)
     over a grid of ``k`` offsets ``mu`` fixed before seeing the sample, ``delta / k`` each
-    (default the 20 values ``-0.50, -0.45, ..., 0.45``)."""
+    (default the 20 values ``-0.50, -0.45, ..., 0.45``).
+
+    Example:
+      >>> [round(float(mu), 2) for mu in split_kl_bound().c_grid[:3]]  # -0.50, -0.45, ..., 0.45
+      [-0.5, -0.45, -0.4]
+      >>> split_kl_bound([0.0, 0.6])
+      Traceback (most recent call last):
+        ...
+      ValueError: every mu of the grid must be < 1/2; got max ...
+    """
     return Bound("split_kl", c_grid=_mu_grid(mu_grid))
 
 
 def ccpbb_bound(mu_grid: ArrayLike | None = None) -> Bound:
     """CCPBB (Wu et al. 2021, Thm 15) over a grid of ``k`` offsets ``mu`` fixed before seeing
-    the sample, ``delta / k`` each (default as :func:`split_kl_bound`)."""
+    the sample, ``delta / k`` each (default as :func:`split_kl_bound`).
+
+    Example:
+      >>> [float(mu) for mu in ccpbb_bound([0.0, 0.25]).c_grid]
+      [0.0, 0.25]
+    """
     return Bound("ccpbb", c_grid=_mu_grid(mu_grid))
 
 
@@ -297,7 +323,21 @@ STOCHASTIC_BOUNDS: dict[str, BoundSpec] = {}
 
 def register_bound(spec: BoundSpec) -> None:
     """Add (or replace) a bound in :data:`BOUNDS` (in :data:`STOCHASTIC_BOUNDS` for the
-    ``"dirichlet"`` family); every consumer sees it from then on."""
+    ``"dirichlet"`` family); every consumer sees it from then on.
+
+    Example:
+      >>> from pacbound import bounds
+      >>> spec = BoundSpec(
+      ...     "seeger_copy",
+      ...     lambda b, s, delta, c: 2.0 * bounds.seeger(s.gibbs_risk, s.kl, s.m, delta),
+      ...     "2 x Seeger, registered again under another name",
+      ...     default=False,
+      ... )
+      >>> register_bound(spec)
+      >>> "seeger_copy" in BOUNDS
+      True
+      >>> del BOUNDS["seeger_copy"]  # leave the registry as it was
+    """
     (STOCHASTIC_BOUNDS if spec.family == "dirichlet" else BOUNDS)[spec.name] = spec
 
 
@@ -461,7 +501,16 @@ DEFAULT_STOCHASTIC_BOUNDS = tuple(n for n, spec in STOCHASTIC_BOUNDS.items() if 
 
 
 def as_bound(bound: str | Bound) -> Bound:
-    """A checked :class:`Bound` from a name or a :class:`Bound`, its defaults filled in."""
+    """A checked :class:`Bound` from a name or a :class:`Bound`, its defaults filled in.
+
+    Example:
+      >>> as_bound("catoni").c_grid.shape  # the default grid of Catoni's C filled in
+      (32,)
+      >>> as_bound("no_such_bound")
+      Traceback (most recent call last):
+        ...
+      ValueError: unknown bound 'no_such_bound'; choose one of (...)
+    """
     out = bound if isinstance(bound, Bound) else Bound(str(bound))
     if out.name in STOCHASTIC_BOUNDS:
         raise ValueError(
@@ -485,7 +534,15 @@ def vote_statistics(
 ) -> VoteStatistics:
     """:class:`VoteStatistics` of the margins ``y F`` (of the whole sample, or a batch's
     estimate), means weighted by ``weights`` (``None``: all 1); ``m`` is the size of the whole
-    sample, which the complexity terms use."""
+    sample, which the complexity terms use.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> margins = jnp.array([1 / 3, 1 / 3, 1 / 3, 1.0])  # a batch of a sample of 1000
+      >>> s = vote_statistics(as_bound("seeger"), margins, jnp.float32(0.0), 1000)
+      >>> float(s.mu1), round(float(s.mu2), 4), float(s.m), float(s.gibbs_risk)
+      (0.5, 0.3333, 1000.0, 0.25)
+    """
 
     def mean(x):
         return jnp.mean(x) if weights is None else jnp.sum(weights * x) / jnp.sum(weights)
@@ -502,7 +559,16 @@ def vote_statistics(
 def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Array:
     """The bound, unclipped, at the grid constant ``C = exp(log_c)`` (``mu = log_c`` for a
     linear grid) clipped to the grid's range (grid bounds, at level ``delta / k``); the
-    objective of the gradient minimizers."""
+    objective of the gradient minimizers.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> s = vote_statistics(as_bound("seeger"), jnp.array([1 / 3, 1 / 3, 1 / 3, 1.0]), 0.0, 1000)
+      >>> round(float(bound_value(as_bound("seeger"), s, 0.05)), 4)  # 2 x Seeger, Gibbs risk 0.25
+      0.6079
+      >>> round(float(bound_value(catoni_bound(), s, 0.05, log_c=0.0)), 4)  # Catoni at C = 1
+      0.8114
+    """
     spec, c, level = BOUNDS[bound.name], jnp.nan, delta
     if spec.grid:
         c = jnp.exp(log_c) if spec.grid_scale == "log" else log_c
@@ -514,7 +580,15 @@ def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Ar
 def certified_value(bound: Bound, stats: VoteStatistics, delta) -> tuple[jax.Array, jax.Array]:
     """``(bound, C)``: the registered bound at ``delta``, clipped to at most 1; for a grid
     bound the smallest value over ``c_grid`` at ``delta / k`` and the constant (``C`` or
-    ``mu``) reaching it (``nan`` for the others)."""
+    ``mu``) reaching it (``nan`` for the others).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> s = vote_statistics(as_bound("seeger"), jnp.array([1 / 3, 1 / 3, 1 / 3, 1.0]), 0.0, 1000)
+      >>> value, c = certified_value(catoni_bound(), s, 0.05)  # the best C of the grid
+      >>> round(float(value), 4), round(float(c), 3)
+      (0.6233, 0.195)
+    """
     spec = BOUNDS[bound.name]
     if not spec.grid:
         value = spec.value(bound, stats, delta, jnp.nan)
@@ -631,7 +705,15 @@ def _kl(q: jax.Array, prior: jax.Array | None, log_size: jax.Array | None) -> ja
 
 def is_quasi_uniform(q: jax.Array) -> jax.Array:
     """Whether ``q`` over ``[H, -H]`` has ``Q(h_j) + Q(-h_j) = 1/n`` for every ``j`` (to
-    ``1e-6 / n``): laviolette2011's quasi-uniform family."""
+    ``1e-6 / n``): laviolette2011's quasi-uniform family.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> bool(is_quasi_uniform(jnp.array([0.5, 0.0, 0.0, 0.5])))  # Q(h) + Q(-h) = 1/2 for both
+      True
+      >>> bool(is_quasi_uniform(jnp.array([1.0, 0.0, 0.0, 0.0])))  # Q(h_1) + Q(-h_1) = 1
+      False
+    """
     n = q.shape[0] // 2
     return jnp.all(jnp.abs(q[:n] + q[n:] - 1.0 / n) <= 1e-6 / n)
 
@@ -733,7 +815,15 @@ def _certify_margins(margins, rows, kl, quasi, delta, bound_list):
 
 def check_certificate_mask(sample_weight: Any, m: int) -> None:
     """A certificate's ``sample_weight`` (concrete): ``None`` or a ``(m,)`` 0/1 mask of the
-    examples it is on (a fold), with at least one 1."""
+    examples it is on (a fold), with at least one 1.
+
+    Example:
+      >>> check_certificate_mask([1, 0, 1], 3)  # a fold: examples 0 and 2
+      >>> check_certificate_mask([0.5, 1.0, 1.0], 3)
+      Traceback (most recent call last):
+        ...
+      ValueError: a certificate holds for an unweighted i.i.d. sample: sample_weight must be ...
+    """
     if sample_weight is None:
         return
     w = np.asarray(sample_weight)
@@ -840,6 +930,18 @@ def certify(
       ValueError: a posterior that is not a distribution, malformed votes or labels, ``delta``
         outside ``(0, 1]``, an unknown bound, a named bound whose family (quasi-uniform)
         does not cover the posterior, or one that needs unlabeled votes not given.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [1., -1., -1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> cert = certify(jnp.ones(3) / 3, H, y, bounds=["seeger", "cbound_roy2016"])
+      >>> float(cert.majority_vote_risk), float(cert.statistics.gibbs_risk)  # voters err 1 in 4
+      (0.0, 0.25)
+      >>> {name: round(float(v), 4) for name, v in sorted(cert.bounds.items())}
+      {'cbound_roy2016': 0.6936, 'seeger': 0.6079}
+      >>> cert.best[0], round(float(cert.best[1]), 4)  # the best at delta / 2
+      ('seeger', 0.6133)
     """
     post = _posterior(posterior, H, prior, H_unlabeled)
     if post.prior is None and post.log_size is None:  # uniform over the posterior's voters
@@ -879,6 +981,13 @@ def certify_margins(
     (the estimators). Same contract as :func:`certify` (float64 for concrete inputs). A bound
     of the quasi-uniform family applies only when ``quasi_uniform`` says the posterior is
     quasi-uniform over a self-complemented set (:func:`is_quasi_uniform`) and ``m > 8``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> margins = jnp.tile(jnp.array([1 / 3, 1 / 3, 1 / 3, 1.0]), 250)  # m = 1000
+      >>> cert = certify_margins(margins, 0.0, bounds=["seeger", "cbound_roy2016"])
+      >>> {name: round(float(v), 4) for name, v in sorted(cert.bounds.items())}
+      {'cbound_roy2016': 0.6936, 'seeger': 0.6079}
     """
     if bounds is None:
         bounds = [n for n in DEFAULT_BOUNDS if BOUNDS[n].family is None or quasi_uniform]

@@ -25,7 +25,15 @@ __all__ = ["cache_directory", "enable_compilation_cache"]
 
 def cache_directory() -> Path:
     """Where pacbound keeps compiled programs: ``PACBOUND_COMPILATION_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/pacbound/jax``, else ``~/.cache/pacbound/jax``."""
+    ``$XDG_CACHE_HOME/pacbound/jax``, else ``~/.cache/pacbound/jax``.
+
+    Example:
+      >>> import os
+      >>> from unittest import mock
+      >>> with mock.patch.dict(os.environ, {"PACBOUND_COMPILATION_CACHE_DIR": "/tmp/jax-cache"}):
+      ...     print(cache_directory())
+      /tmp/jax-cache
+    """
     chosen = os.environ.get("PACBOUND_COMPILATION_CACHE_DIR")
     if chosen:
         return Path(chosen)
@@ -36,7 +44,15 @@ def cache_directory() -> Path:
 def enable_compilation_cache() -> Path | None:
     """Turn on JAX's persistent compilation cache in :func:`cache_directory` (every program
     that took at least 0.1 s to compile is kept); returns the folder, or ``None`` when opted
-    out, when the user set a cache of their own, or when the folder cannot be created."""
+    out, when the user set a cache of their own, or when the folder cannot be created.
+
+    Example:
+      >>> import os
+      >>> from unittest import mock
+      >>> with mock.patch.dict(os.environ, {"PACBOUND_NO_COMPILATION_CACHE": "1"}):
+      ...     print(enable_compilation_cache())  # opted out: nothing changed
+      None
+    """
     if os.environ.get("PACBOUND_NO_COMPILATION_CACHE"):
         return None
     if jax.config.jax_compilation_cache_dir or os.environ.get("JAX_COMPILATION_CACHE_DIR"):

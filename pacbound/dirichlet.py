@@ -77,7 +77,16 @@ class StochasticBound(NamedTuple):
 def check_concentration(alpha: ArrayLike, name: str = "alpha") -> None:
     """Raise ``ValueError`` unless ``alpha`` is a non-empty vector (or a scalar) of finite,
     positive concentrations. Shapes are always checked, values only on concrete arrays (under
-    ``jit``/``vmap`` the caller checks before tracing)."""
+    ``jit``/``vmap`` the caller checks before tracing).
+
+    Example:
+      >>> import numpy as np
+      >>> check_concentration(np.array([1.0, 2.0]))
+      >>> check_concentration(np.array([1.0, 0.0]))
+      Traceback (most recent call last):
+        ...
+      ValueError: alpha must be > 0 (Dirichlet concentrations); min 0
+    """
     if jnp.ndim(alpha) > 1 or jnp.size(alpha) == 0:
         raise ValueError(f"{name} must be a non-empty vector; got shape {jnp.shape(alpha)}")
     if not is_concrete(alpha):
@@ -96,6 +105,13 @@ def voter_errors(predictions: ArrayLike, labels: ArrayLike, dtype=None) -> jax.A
       predictions: ``(m, n)`` votes, ``+-1`` for two classes or class indices for more.
       labels: ``(m,)`` labels in the same coding.
       dtype: float dtype of the result (default: float32, float64 under x64).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> errors = voter_errors(H, jnp.array([1., 1., -1., 1.]))
+      >>> errors.astype(int).tolist()
+      [[0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]]
     """
     predictions, labels = jnp.asarray(predictions), jnp.asarray(labels)
     dtype = dtype or jnp.result_type(float)
@@ -116,6 +132,13 @@ def dirichlet_kl(alpha: ArrayLike, beta: ArrayLike) -> jax.Array:
 
     ``alpha_0 = sum_j alpha_j``, ``beta_0 = sum_j beta_j``. ``beta`` broadcasts against
     ``alpha`` (a scalar is the symmetric prior ``Dir(beta, ..., beta)``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> float(dirichlet_kl(jnp.ones(3), 1.0))  # the posterior is the prior
+      0.0
+      >>> round(float(dirichlet_kl(jnp.array([2.0, 2.0, 2.0]), 1.0)), 4)
+      0.2443
     """
     alpha, beta = _floats(alpha, beta)
     alpha, beta = jnp.broadcast_arrays(alpha, beta)
@@ -144,6 +167,13 @@ def exact_risks(errors: ArrayLike, alpha: ArrayLike) -> jax.Array:
 
     Returns:
       ``(m,)`` risks in ``[0, 1]``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> errors = voter_errors(H, jnp.array([1., 1., -1., 1.]))
+      >>> [round(float(r), 4) for r in exact_risks(errors, jnp.ones(3))]  # P[Beta(b, a) >= 1/2]
+      [0.25, 0.25, 0.75, 0.0]
     """
     errors, alpha = _floats(errors, alpha)
     wrong = errors @ alpha
@@ -165,7 +195,17 @@ def exact_risk(
     errors: ArrayLike, alpha: ArrayLike, sample_weight: ArrayLike | None = None
 ) -> jax.Array:
     """Empirical expected risk ``E_{theta ~ Dir(alpha)} R_S(MV_theta)``: the (weighted) mean of
-    ``exact_risks`` over the examples, ``sum_i w_i I_{1/2}(a_i, b_i) / sum_i w_i``."""
+    ``exact_risks`` over the examples, ``sum_i w_i I_{1/2}(a_i, b_i) / sum_i w_i``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> errors = voter_errors(H, jnp.array([1., 1., -1., 1.]))
+      >>> round(float(exact_risk(errors, jnp.ones(3))), 4)  # uniform Dir(1, 1, 1)
+      0.3125
+      >>> round(float(exact_risk(errors, jnp.array([10.0, 1.0, 1.0]))), 4)  # voter 0 errs never
+      0.0017
+    """
     return _weighted_mean(exact_risks(errors, alpha), sample_weight)
 
 
@@ -198,6 +238,15 @@ def monte_carlo_risk(
       num_samples: ``T``, static.
       slope: ``c``, traced.
       sample_weight: optional ``(m,)`` example weights.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> errors = voter_errors(H, jnp.array([1., 1., -1., 1.]))
+      >>> import jax
+      >>> r = monte_carlo_risk(jax.random.key(0), errors, jnp.ones(3), num_samples=1000)
+      >>> abs(float(r) - 0.3125) < 0.05  # near exact_risk: the sigmoid relaxation, sampled
+      True
     """
     errors, alpha, slope = _floats(errors, alpha, slope)
     theta = jax.random.dirichlet(key, alpha, (num_samples,), dtype=alpha.dtype)
@@ -247,6 +296,14 @@ def seeger_bound(
       sample_weight: optional ``(m,)`` weights; ``m`` is then their sum. A certificate needs
         uniform weights on the sample it holds for: 0/1 masks (cross-validation folds) are
         that; other weights give a training objective.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> errors = voter_errors(H, jnp.array([1., 1., -1., 1.]))
+      >>> b = seeger_bound(jnp.tile(errors, (250, 1)), jnp.ones(3), 1.0, 0.05)  # m = 1000
+      >>> round(float(b.bound), 4), round(float(b.risk), 4), float(b.kl)
+      (0.3695, 0.3125, 0.0)
     """
     return _stochastic_bound(seeger, errors, alpha, prior, delta, sample_weight)
 
@@ -265,5 +322,13 @@ def mcallester_bound(
               + \\sqrt{\\frac{KL(Dir(\\alpha) \\| Dir(\\beta)) + \\ln(2\\sqrt m/\\delta)}{2m}},
 
     ``pacbound.bounds.mcallester``; never tighter than ``seeger_bound`` (Pinsker).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> errors = voter_errors(H, jnp.array([1., 1., -1., 1.]))
+      >>> b = mcallester_bound(jnp.tile(errors, (250, 1)), jnp.ones(3), 1.0, 0.05)  # m = 1000
+      >>> round(float(b.bound), 4), round(float(b.risk), 4)  # seeger_bound gives 0.3695
+      (0.3723, 0.3125)
     """
     return _stochastic_bound(mcallester, errors, alpha, prior, delta, sample_weight)

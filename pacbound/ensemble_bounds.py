@@ -163,6 +163,13 @@ def ensemble_statistics(
     Raises:
       ValueError: indices out of range, mismatched shapes, a voter (or pair) with no evaluated
         example, or unlabeled inputs for more than two classes.
+
+    Example:
+      >>> import numpy as np
+      >>> P = np.tile(np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]), (250, 1))  # m = 1000
+      >>> stats = ensemble_statistics(P, np.tile(np.array([1, 1, 0, 1]), 250), 2)  # 2 classes
+      >>> stats.n, stats.n2, stats.stats.risks.tolist()  # held out: n = n2 = m
+      (1000, 1000, [0.0, 0.5, 0.5])
     """
     check_positive_int("n_classes", n_classes)
     if n_classes < 2:
@@ -288,6 +295,16 @@ def certify_ensemble(
     Raises:
       ValueError: ``delta`` outside ``(0, 1]``, ``rho`` not a distribution over the ``n``
         voters, an unknown bound, or ``dis`` without unlabeled data.
+
+    Example:
+      >>> import numpy as np
+      >>> P = np.tile(np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]), (250, 1))  # m = 1000
+      >>> stats = ensemble_statistics(P, np.tile(np.array([1, 1, 0, 1]), 250), 2)  # 2 classes
+      >>> cert = certify_ensemble(stats, np.ones(3) / 3)  # the uniform vote
+      >>> {name: round(v, 4) for name, v in cert.bounds.items()}
+      {'first_order': 0.7821, 'tnd': 0.8571, 'cctnd': 0.8453, 'ccpbb': 0.8705, 'split_kl': 0.8736}
+      >>> round(cert.gibbs_risk, 4), round(cert.tandem_risk, 4)
+      (0.3333, 0.1667)
     """
     check_delta(delta)
     n_voters = statistics.stats.risks.shape[0]
@@ -341,6 +358,14 @@ def optimize_posterior(
       delta: confidence in ``(0, 1]``; mu_grid, steps, optimizer: as in
         :mod:`pacbound.second_order_minimize` (default optimizer ``optax.rprop(0.05)``).
       dtype: the working float dtype.
+
+    Example:
+      >>> import numpy as np
+      >>> P = np.tile(np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]), (250, 1))  # m = 1000
+      >>> stats = ensemble_statistics(P, np.tile(np.array([1, 1, 0, 1]), 250), 2)  # 2 classes
+      >>> result = optimize_posterior(stats, "tnd", steps=50)
+      >>> int(result.rho.argmax()), bool(result.bound < 0.1)  # weight on the perfect voter
+      (0, True)
     """
     check_delta(delta)
     (name,) = _checked_names(statistics, [objective])
@@ -397,7 +422,14 @@ class EnsembleReport(NamedTuple):
 def majority_vote_risk(predictions: Any, labels: Any, rho: Any, n_classes: int) -> float:
     """Risk of ``MV_rho(x) = argmax_c sum_j rho_j 1[h_j(x) = c]`` on ``(predictions, labels)``
     (class indices), a tie of the true class with another counting as an error (what the
-    bounds bound), in float64 with a ``1e-12`` tie tolerance."""
+    bounds bound), in float64 with a ``1e-12`` tie tolerance.
+
+    Example:
+      >>> import numpy as np
+      >>> P = np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]])  # class indices of 3 voters
+      >>> majority_vote_risk(P, np.array([1, 1, 0, 1]), np.ones(3) / 3, 2)  # the third is wrong
+      0.25
+    """
     predictions, labels = np.asarray(predictions), np.asarray(labels)
     rho = np.asarray(rho, np.float64)
     shares = np.stack([(predictions == c) @ rho for c in range(n_classes)], axis=1)
@@ -424,6 +456,16 @@ def ensemble_report(
       objectives: bounds to minimize (names of :data:`BOUNDS`).
       test: ``(predictions, labels)`` class indices on a test set, or ``None``.
       mu_grid, steps: as in :func:`optimize_posterior`.
+
+    Example:
+      >>> import numpy as np
+      >>> P = np.tile(np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]), (250, 1))  # m = 1000
+      >>> stats = ensemble_statistics(P, np.tile(np.array([1, 1, 0, 1]), 250), 2)  # 2 classes
+      >>> report = ensemble_report(stats, objectives=["tnd"], steps=50)
+      >>> [row.name for row in report.rows]  # the uniform vote, then TND's minimizer
+      ['uniform', 'tnd']
+      >>> [bool(row.certificate.bounds["tnd"] < 0.1) for row in report.rows]
+      [False, True]
     """
     check_delta(delta)
     objectives = _checked_names(statistics, objectives)

@@ -111,13 +111,27 @@ def _kl_term_jvp(primals, tangents):
 
 
 def kl_divergence(q: ArrayLike, p: ArrayLike, axis: int = -1) -> jax.Array:
-    """``KL(Q||P) = sum_i q_i ln(q_i / p_i)`` for discrete distributions along ``axis``."""
+    """``KL(Q||P) = sum_i q_i ln(q_i / p_i)`` for discrete distributions along ``axis``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> q, p = jnp.array([0.5, 0.5]), jnp.array([0.25, 0.75])
+      >>> round(float(kl_divergence(q, p)), 4), float(kl_divergence(q, q))
+      (0.1438, 0.0)
+    """
     q, p = _floats(q, p)
     return jnp.sum(_kl_term(q, p), axis=axis)
 
 
 def binary_kl(q: ArrayLike, p: ArrayLike) -> jax.Array:
-    """``kl(q||p) = q ln(q/p) + (1-q) ln((1-q)/(1-p))``, Bernoulli divergence (Seeger 2002)."""
+    """``kl(q||p) = q ln(q/p) + (1-q) ln((1-q)/(1-p))``, Bernoulli divergence (Seeger 2002).
+
+    Example:
+      >>> round(float(binary_kl(0.5, 0.25)), 4)  # 0.5 ln 2 + 0.5 ln(2/3)
+      0.1438
+      >>> round(float(binary_kl(0.0, 0.5)), 4)  # ln 2
+      0.6931
+    """
     q, p = _floats(q, p)
     return _kl_term(q, p) + _kl_term(1.0 - q, 1.0 - p)
 
@@ -127,6 +141,12 @@ def trinomial_kl(q1: ArrayLike, q2: ArrayLike, p1: ArrayLike, p2: ArrayLike) -> 
 
     Used by PAC-Bound 2 (Germain et al., JMLR 2015) with ``(q1, q2)`` the empirical joint error
     and disagreement.
+
+    Example:
+      >>> round(float(trinomial_kl(0.5, 0.0, 0.25, 0.0)), 4)  # = binary_kl(0.5, 0.25)
+      0.1438
+      >>> float(trinomial_kl(0.2, 0.3, 0.2, 0.3))
+      0.0
     """
     q1, q2, p1, p2 = _floats(q1, q2, p1, p2)
     rest = _kl_term(1.0 - q1 - q2, 1.0 - p1 - p2)
@@ -188,12 +208,26 @@ def round_up(x: ArrayLike, roundings: float) -> jax.Array:
     """A float ``>= v`` for any ``v`` that ``x`` approximates to ``roundings`` relative
     roundings (``|x - v| <= roundings * u |x|``, ``u`` the unit roundoff of ``x``'s dtype) and
     underflow: ``x + roundings * u |x| + tiny``, then one float up (which covers that sum's own
-    rounding). Differentiable with ``x``'s derivative."""
+    rounding). Differentiable with ``x``'s derivative.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> x = jnp.float32(0.1)
+      >>> bool(round_up(x, 2.0) > x), str(round_up(x, 2.0).dtype)
+      (True, 'float32')
+    """
     return _outward(x, roundings, 1.0)
 
 
 def round_down(x: ArrayLike, roundings: float) -> jax.Array:
-    """A float ``<= v`` for any ``v`` that ``x`` approximates; see ``round_up``."""
+    """A float ``<= v`` for any ``v`` that ``x`` approximates; see ``round_up``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> x = jnp.float32(0.1)
+      >>> bool(round_down(x, 2.0) < x), bool(round_down(x, 2.0) > 0.0999)
+      (True, True)
+    """
     return _outward(x, roundings, -1.0)
 
 
@@ -615,7 +649,13 @@ def kl_inv_upper(q: ArrayLike, eps: ArrayLike) -> jax.Array:
 @jax.jit
 def kl_inv_lower(q: ArrayLike, eps: ArrayLike) -> jax.Array:
     """``kl^-1_low(q, eps) = min {p in [0, q] : kl(q||p) <= eps}``, certified from below: a
-    float ``<=`` the exact root; see ``kl_inv_upper``."""
+    float ``<=`` the exact root; see ``kl_inv_upper``.
+
+    Example:
+      >>> p = kl_inv_lower(0.1, 0.05)
+      >>> round(float(p), 4), round(float(binary_kl(0.1, p)), 4)  # kl(0.1 || p) = 0.05
+      (0.0313, 0.05)
+    """
     return _kl_inverse(*_inverse_arguments(q, eps), False)[1]
 
 
@@ -623,7 +663,13 @@ def kl_inv_lower(q: ArrayLike, eps: ArrayLike) -> jax.Array:
 def kl_inv_upper_interval(q: ArrayLike, eps: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """``(low, high)``, floats with ``low <= kl^-1_up(q, eps) <= high`` for the exact root;
     ``high`` is ``kl_inv_upper(q, eps)``, ``low`` a few ulps below the root. Both carry the
-    root's implicit derivative."""
+    root's implicit derivative.
+
+    Example:
+      >>> low, high = kl_inv_upper_interval(0.1, 0.05)
+      >>> round(float(high), 4), bool(low <= high), bool(high == kl_inv_upper(0.1, 0.05))
+      (0.2201, True, True)
+    """
     return _kl_inverse(*_inverse_arguments(q, eps), True)
 
 
@@ -648,6 +694,11 @@ def binary_kl_interval(q: ArrayLike, p: ArrayLike) -> tuple[jax.Array, jax.Array
     """``(low, high)`` with ``low <= kl(q||p) <= high`` for the exact divergence of the given
     floats (the cancellation-free form and its error bound; see the module docstring). No
     derivative: for certificates, not objectives.
+
+    Example:
+      >>> low, high = binary_kl_interval(0.1, 0.3)
+      >>> round(float(high), 4), bool(low <= binary_kl(0.1, 0.3) <= high)
+      (0.1163, True)
     """
     q, p = (lax.stop_gradient(x) for x in _inverse_arguments(q, p))
     q, p = jnp.clip(q, 0.0, 1.0), jnp.clip(p, 0.0, 1.0)
@@ -667,6 +718,12 @@ def gaussian_mixture_kl_bound(q: ArrayLike, centers: ArrayLike) -> jax.Array:
     Args:
       q: mixture weights, shape ``(n,)``.
       centers: the centres ``w_i``, shape ``(n, N)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> q, centers = jnp.array([0.5, 0.5]), jnp.array([[1.0, 0.0], [0.0, 2.0]])
+      >>> float(gaussian_mixture_kl_bound(q, centers))  # (0.5 * 1 + 0.5 * 4) / 2
+      1.25
     """
     q, centers = _floats(q, centers)
     return 0.5 * jnp.sum(q * jnp.sum(centers**2, axis=-1), axis=-1)
@@ -683,6 +740,11 @@ def quasi_uniform_kl(w: ArrayLike) -> jax.Array:
 
     Args:
       w: the ``n`` weights ``w_i``, shape ``(..., n)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> round(float(quasi_uniform_kl(jnp.array([1 / 3, 0.0, 0.0]))), 4)  # ln(2) / 3
+      0.231
     """
     (w,) = _floats(w)
     n = w.shape[-1]

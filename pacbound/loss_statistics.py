@@ -100,7 +100,16 @@ class TernaryRates(NamedTuple):
 
 
 def check_error_matrix(errors: ArrayLike, name: str = "errors") -> None:
-    """``errors`` a non-empty ``(m, n)`` matrix with entries 0 or 1 (checked when concrete)."""
+    """``errors`` a non-empty ``(m, n)`` matrix with entries 0 or 1 (checked when concrete).
+
+    Example:
+      >>> import numpy as np
+      >>> check_error_matrix(np.array([[0, 1], [1, 0]]))
+      >>> check_error_matrix(np.array([[0, 2]]))
+      Traceback (most recent call last):
+        ...
+      ValueError: errors must hold 0 / 1 entries (1 = the voter errs)
+    """
     shape = jnp.shape(errors)
     if len(shape) != 2 or 0 in shape:
         raise ValueError(f"{name} must be a non-empty 2-D (examples, voters) array; got {shape}")
@@ -113,7 +122,12 @@ def check_error_matrix(errors: ArrayLike, name: str = "errors") -> None:
 def pair_counts(mask: ArrayLike) -> np.ndarray:
     """``C[j, k] = |OOB_j cap OOB_k|`` (host int64) of a concrete 0/1 ``(m, n)`` mask: one
     float64 product on the device (exact below ``2^53`` examples), as fast as a BLAS product
-    where NumPy's integer product is not."""
+    where NumPy's integer product is not.
+
+    Example:
+      >>> pair_counts([[1, 0], [1, 1], [0, 1]]).tolist()  # voter 0 out of bag on 2 examples, ...
+      [[2, 1], [1, 2]]
+    """
     with jax.enable_x64(True):
         values = jnp.asarray(mask, jnp.float64)
         return np.asarray(_matmul(values.T, values)).astype(np.int64)
@@ -127,6 +141,14 @@ def check_mask(mask: ArrayLike, shape: tuple[int, int], min_pair_count: int = 1)
       shape: the error matrix's shape.
       min_pair_count: the least number of examples every pair of voters (a voter with itself
         included) must share; 2 for the variance of ``mu_tandem_variance``.
+
+    Example:
+      >>> import numpy as np
+      >>> check_mask(np.array([[1, 0], [1, 1], [0, 1]]), (3, 2))
+      >>> check_mask(np.array([[1, 0], [1, 0], [1, 0]]), (3, 2))
+      Traceback (most recent call last):
+        ...
+      ValueError: every voter needs at least one evaluated example; empty: [1]
     """
     if jnp.shape(mask) != tuple(shape):
         raise ValueError(f"mask must have the error matrix's shape {shape}; got {jnp.shape(mask)}")
@@ -148,7 +170,16 @@ def check_mask(mask: ArrayLike, shape: tuple[int, int], min_pair_count: int = 1)
 
 
 def check_posterior(rho: ArrayLike, n: int | None = None, atol: float = 1e-5) -> None:
-    """``rho`` (or each row of a batch) a probability vector over ``n`` voters."""
+    """``rho`` (or each row of a batch) a probability vector over ``n`` voters.
+
+    Example:
+      >>> import numpy as np
+      >>> check_posterior(np.array([0.25, 0.75]), 2)
+      >>> check_posterior(np.array([0.5, 0.6]), 2)
+      Traceback (most recent call last):
+        ...
+      ValueError: rho must sum to 1; sums [1.1...]
+    """
     shape = jnp.shape(rho)
     if len(shape) == 0 or (n is not None and shape[-1] != n):
         raise ValueError(f"rho must have a last axis of length {n}; got shape {shape}")
@@ -168,6 +199,12 @@ def error_matrix(predictions: ArrayLike, y: ArrayLike, dtype=None) -> jax.Array:
       predictions: ``(m, n)``, the label voter ``j`` predicts for example ``i``.
       y: ``(m,)``, the true labels.
       dtype: float dtype of the result; float32 by default, float64 when ``predictions`` is.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> error_matrix(H, jnp.array([1., 1., -1., 1.])).astype(int).tolist()
+      [[0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]]
     """
     if jnp.ndim(predictions) != 2 or jnp.shape(y) != (jnp.shape(predictions)[0],):
         raise ValueError(
@@ -203,6 +240,13 @@ def loss_statistics(
 
     Returns:
       ``LossStatistics`` in the errors' float dtype (float32 unless float64 is given).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> [float(r) for r in stats.risks], float(stats.tandem[1, 2])  # voters 1 and 2 both err once
+      ([0.0, 0.5, 0.5], 0.25)
     """
     check_error_matrix(errors)
     check_sample_weight(sample_weight, jnp.shape(errors)[0])
@@ -253,6 +297,12 @@ def disagreement_matrix(
       sample_weight: ``(m,)`` example weights, or ``None``.
       mask: ``(m, n)`` evaluation mask, or ``None``.
       dtype: float dtype of the result (float32 by default).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> [float(d) for d in disagreement_matrix(H, jnp.array([-1., 1.]))[0]]  # no labels needed
+      [0.0, 0.5, 0.5]
     """
     if jnp.ndim(predictions) != 2 or jnp.ndim(classes) != 1:
         raise ValueError("predictions must be (m, n) and classes (C,)")
@@ -270,18 +320,42 @@ def disagreement_matrix(
 
 
 def quadratic_form(matrix: ArrayLike, rho: ArrayLike) -> jax.Array:
-    """``rho^T A rho``; ``rho`` may carry leading batch axes (``(..., n)``): one product."""
+    """``rho^T A rho``; ``rho`` may carry leading batch axes (``(..., n)``): one product.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> round(float(quadratic_form(jnp.eye(3), jnp.ones(3) / 3)), 4)  # sum of rho_j^2
+      0.3333
+      >>> quadratic_form(jnp.eye(3), jnp.ones((5, 3)) / 3).shape  # a batch of posteriors
+      (5,)
+    """
     rho = jnp.asarray(rho)
     return jnp.sum(_matmul(rho, jnp.asarray(matrix)) * rho, axis=-1)
 
 
 def gibbs_risk(stats: LossStatistics, rho: ArrayLike) -> jax.Array:
-    """``E_rho[L_hat(h)] = rho . risks``, the empirical Gibbs risk (batch axes allowed)."""
+    """``E_rho[L_hat(h)] = rho . risks``, the empirical Gibbs risk (batch axes allowed).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> round(float(gibbs_risk(stats, jnp.ones(3) / 3)), 4)  # mean of the risks 0, 1/2, 1/2
+      0.3333
+    """
     return _matmul(jnp.asarray(rho), stats.risks)
 
 
 def tandem_risk(stats: LossStatistics, rho: ArrayLike) -> jax.Array:
-    """``E_{rho^2}[L_hat(h, h')] = rho^T T rho``, the empirical tandem risk."""
+    """``E_{rho^2}[L_hat(h, h')] = rho^T T rho``, the empirical tandem risk.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> round(float(tandem_risk(stats, jnp.ones(3) / 3)), 4)  # the joint error of the vote
+      0.1667
+    """
     return quadratic_form(stats.tandem, rho)
 
 
@@ -297,6 +371,13 @@ def ternary_rates(stats: LossStatistics, rho: ArrayLike) -> TernaryRates:
 
     The ternary parts of the mu-tandem loss used by the PAC-Bayes-split-kl bound (Wu and Seldin
     2022): with a mask each pair's rates are over the examples the pair shares.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> [round(float(r), 4) for r in ternary_rates(stats, jnp.ones(3) / 3)]  # both, one, neither
+      [0.1667, 0.3333, 0.5]
     """
     return TernaryRates(*(quadratic_form(a, rho) for a in _pair_outcome_matrices(stats)))
 
@@ -313,6 +394,13 @@ def mu_tandem_risk(stats: LossStatistics, rho: ArrayLike, mu: ArrayLike) -> jax.
               (1[h'(x_i) \\ne y_i] - \\mu),
 
     ``rho^T (T - mu (P + P^T) + mu^2) rho``; without a mask ``T_hat - 2 mu G_hat + mu^2``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> round(float(mu_tandem_risk(stats, jnp.ones(3) / 3, 0.1)), 4)  # 1/6 - 2 (0.1) (1/3) + 0.01
+      0.11
     """
     mu = jnp.asarray(mu, stats.tandem.dtype)
     loss = sum(v * a for v, a in zip(_mu_loss_values(mu), _pair_outcome_matrices(stats)))
@@ -327,6 +415,13 @@ def mu_tandem_variance(stats: LossStatistics, rho: ArrayLike, mu: ArrayLike) -> 
     ``V_hat = c / (c - 1) sum_t r_t (v_t - sum_s r_s v_s)^2``. A pair with ``c < 2`` gets the
     largest variance a variable of range ``K_mu = max(1 - mu, 1 - 2 mu)`` can have,
     ``K_mu^2 / 4``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> round(float(mu_tandem_variance(stats, jnp.ones(3) / 3, 0.0)), 4)  # 4 / 3 x 7 / 72
+      0.1296
     """
     mu = jnp.asarray(mu, stats.tandem.dtype)
     rates = _pair_outcome_matrices(stats)
@@ -349,6 +444,12 @@ def sample_sizes(
     Examples with zero weight are not counted. Without a mask both are the number of examples
     ``m`` (taken from ``sample_weight`` when ``m`` is not given). Raises ``ValueError`` when a
     voter or a pair has no evaluated example.
+
+    Example:
+      >>> sample_sizes([[1, 0], [1, 1], [0, 1]])  # n = min |OOB_j|, n2 = min |OOB_j cap OOB_k|
+      (2, 1)
+      >>> sample_sizes(m=10)  # no mask: every example counts
+      (10, 10)
     """
     if mask is None:
         if sample_weight is not None:

@@ -48,6 +48,13 @@ def margins(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
 
     Returns:
       The ``(m,)`` margins, in ``[-1, 1]``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> [round(float(v), 4) for v in margins(H, y, jnp.ones(3) / 3)]
+      [0.3333, 0.3333, -0.3333, 1.0]
     """
     return jnp.asarray(y) * _vote(H, q)
 
@@ -56,23 +63,56 @@ def margin_moments(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> tuple[jax.Array,
     """First and second moments of the margin, ``(mu1, mu2)`` (roy2016 Definition 2).
 
     ``mu1 = (1/m) sum_i y_i (H q)_i`` and ``mu2 = (1/m) sum_i (H q)_i ** 2``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> mu1, mu2 = margin_moments(H, y, jnp.ones(3) / 3)
+      >>> round(float(mu1), 4), round(float(mu2), 4)
+      (0.3333, 0.3333)
     """
     vote = _vote(H, q)
     return jnp.mean(jnp.asarray(y) * vote), jnp.mean(vote**2)
 
 
 def gibbs_risk(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
-    """Empirical Gibbs risk ``R_S(G_Q) = (1 - mu1) / 2``."""
+    """Empirical Gibbs risk ``R_S(G_Q) = (1 - mu1) / 2``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> round(float(gibbs_risk(H, y, jnp.ones(3) / 3)), 4)  # 4 errors in 12 votes
+      0.3333
+    """
     return (1.0 - margin_moments(H, y, q)[0]) / 2.0
 
 
 def disagreement(H: ArrayLike, q: ArrayLike) -> jax.Array:
-    """Empirical disagreement ``d_S(Q) = (1 - mu2) / 2``; it needs no labels."""
+    """Empirical disagreement ``d_S(Q) = (1 - mu2) / 2``; it needs no labels.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> round(float(disagreement(H, jnp.ones(3) / 3)), 4)
+      0.3333
+      >>> float(disagreement(H, jnp.array([1., 0., 0.])))  # a single voter never disagrees
+      0.0
+    """
     return (1.0 - jnp.mean(_vote(H, q) ** 2)) / 2.0
 
 
 def joint_error(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
-    """Empirical joint error ``e_S(Q) = (1 - 2 mu1 + mu2) / 4``, so ``R_S(G_Q) = e_S + d_S / 2``."""
+    """Empirical joint error ``e_S(Q) = (1 - 2 mu1 + mu2) / 4``, so ``R_S(G_Q) = e_S + d_S / 2``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> round(float(joint_error(H, y, jnp.ones(3) / 3)), 4)  # 1/3 - 1/3 / 2
+      0.1667
+    """
     mu1, mu2 = margin_moments(H, y, q)
     return (1.0 - 2.0 * mu1 + mu2) / 4.0
 
@@ -82,6 +122,13 @@ def majority_vote_risk(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
 
     A tie (margin exactly 0) counts as an error, as in roy2016 §2:
     ``R(B_Q) = P(M_Q(x, y) <= 0)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> float(majority_vote_risk(H, y, jnp.ones(3) / 3))  # the third example is misclassified
+      0.25
     """
     m = margins(H, y, q)
     return jnp.mean((m <= 0).astype(m.dtype))

@@ -96,7 +96,17 @@ def bound_data(
     disagreement: ArrayLike | None = None,
     m_unlabeled: int | None = None,
 ) -> BoundData:
-    """``BoundData`` in the statistics' dtype, with ``delta`` checked (boundary helper)."""
+    """``BoundData`` in the statistics' dtype, with ``delta`` checked (boundary helper).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.loss_statistics import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> float(data.n), round(float(data.delta), 4), float(data.mu), str(data.delta.dtype)
+      (1000.0, 0.05, 0.0, 'float32')
+    """
     check_delta(delta)
     dtype = stats.tandem.dtype
     dis = jnp.zeros_like(stats.tandem) if disagreement is None else disagreement
@@ -230,6 +240,18 @@ def minimize_bound(
 
     Returns:
       ``MinimizeResult`` at the best ``rho`` met (the last one included).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.loss_statistics import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> result = minimize_bound("tnd", data, jnp.ones(3) / 3, steps=50)
+      >>> round(float(result.values[0]), 4)  # TND at the uniform prior, the start
+      0.8571
+      >>> int(result.rho.argmax()), bool(result.bound < 0.1)  # onto the perfect voter
+      (0, True)
     """
     _check_run(prior, data, steps)
     objective = OBJECTIVES[objective] if isinstance(objective, str) else objective
@@ -253,6 +275,17 @@ def minimize_over_mu(
     the best one kept; ``parameter`` is its ``mu``.
 
     ([WMLIS21] searches ``mu`` over a 400-point grid of ``(-1/2, 1/2)``.)
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.loss_statistics import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> mu_grid = jnp.array([0.0, 0.2])  # fixed in advance: delta / 2 each
+      >>> result = minimize_over_mu("split_kl", data, jnp.ones(3) / 3, mu_grid, steps=50)
+      >>> float(result.parameter), int(result.rho.argmax()), bool(result.bound < 0.1)  # the best mu
+      (0.0, 0, True)
     """
     _check_run(prior, data, steps)
     mus = jnp.asarray(mu_grid, data.stats.tandem.dtype)
@@ -326,7 +359,18 @@ def tnd_alternating(
     """Masegosa et al. (2020)'s minimization of the TND bound: alternately ``inner``
     gradient steps on ``tnd_lambda`` in ``rho`` at a fixed ``lambda`` and the closed-form
     ``lambda = tnd_optimal_lambda(rho)``. Returns the lambda-form bound at the final ``rho``
-    and ``lambda`` (as the authors report it; ``tnd_kl`` there is never larger)."""
+    and ``lambda`` (as the authors report it; ``tnd_kl`` there is never larger).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.loss_statistics import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> result = tnd_alternating(data, jnp.ones(3) / 3, outer=2, inner=25)
+      >>> int(result.rho.argmax()), bool(result.bound < 0.1), bool(0 < result.parameter <= 1)
+      (0, True, True)
+    """
     _check_run(prior, data, outer * inner)
     optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
     log_prior = jnp.log(jnp.asarray(prior, data.stats.tandem.dtype))
@@ -342,7 +386,18 @@ def cctnd_alternating(
 ) -> MinimizeResult:
     """Wu et al. (2021)'s minimization of CCTND: alternately ``inner`` gradient steps on
     ``cctnd`` in ``rho`` at a fixed ``mu`` and the update ``mu = (G/2 - T) / (1/2 - G)`` at the
-    new bounds on the tandem and Gibbs risks (``cctnd_optimal_mu``)."""
+    new bounds on the tandem and Gibbs risks (``cctnd_optimal_mu``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.loss_statistics import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> result = cctnd_alternating(data, jnp.ones(3) / 3, outer=2, inner=25)
+      >>> int(result.rho.argmax()), bool(result.bound < 0.1), bool(result.parameter < 0.5)  # mu
+      (0, True, True)
+    """
     _check_run(prior, data, outer * inner)
     optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
     log_prior = jnp.log(jnp.asarray(prior, data.stats.tandem.dtype))

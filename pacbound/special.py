@@ -98,6 +98,12 @@ def stirling_remainder(z: ArrayLike) -> jax.Array:
 
     The series ``sum_k B_2k / (2k (2k-1) z^(2k-1))`` from ``z >= 10``; below,
     ``s(z) = s(z + 10) + sum_{k=0}^9 [s(z + k) - s(z + k + 1)]``, a sum of positive steps.
+
+    Example:
+      >>> round(float(stirling_remainder(1.0)), 4)  # ln Gamma(1) + 1 - ln sqrt(2 pi)
+      0.0811
+      >>> round(float(stirling_remainder(10.0)) * 120, 4)  # ~ 1 / (12 z)
+      0.9997
     """
     (z,) = _floats(z)
     w = jnp.maximum(z, _SERIES_FROM)
@@ -109,7 +115,12 @@ def stirling_remainder(z: ArrayLike) -> jax.Array:
 def digamma_minus_log(z: ArrayLike) -> jax.Array:
     """``psi(z) - ln z`` for ``z > 0``: ``-1/(2z) - sum_k B_2k / (2k z^2k)`` from ``z >= 10``;
     below, ``psi(z) - ln z = psi(z+10) - ln(z+10) - sum_{k=0}^9 phi(1 / (z + k))`` with
-    ``phi(t) = t - ln(1 + t) >= 0`` (from ``psi(z + 1) = psi(z) + 1/z``)."""
+    ``phi(t) = t - ln(1 + t) >= 0`` (from ``psi(z + 1) = psi(z) + 1/z``).
+
+    Example:
+      >>> round(float(digamma_minus_log(1.0)), 4)  # psi(1) = -Euler's gamma
+      -0.5772
+    """
     (z,) = _floats(z)
     w = jnp.maximum(z, _SERIES_FROM)
     series = lambda u: -0.5 / u - _polynomial(_DIGAMMA, 1.0 / u**2) / u**2  # noqa: E731
@@ -125,6 +136,10 @@ def log_beta(a: ArrayLike, b: ArrayLike) -> jax.Array:
     - s(a + b)`` with ``p = a / (a + b)``, ``q = b / (a + b)`` and ``s`` the Stirling
     remainder: no large log-gammas cancel, so the error stays at a few ulps of the largest
     term even when ``a + b`` is large.
+
+    Example:
+      >>> round(float(log_beta(2.0, 3.0)), 4)  # B(2, 3) = 1! 2! / 4! = 1 / 12
+      -2.4849
     """
     a, b = _floats(a, b)
     total = a + b

@@ -69,6 +69,17 @@ def vote_weights(errors: jax.Array, alpha: jax.Array) -> tuple[jax.Array, jax.Ar
     Args:
       errors: ``(m, n)`` 0/1 errors ``1[h_j(x_i) != y_i]`` of the ``n`` voters of ``H``.
       alpha: concentrations (or weights) over ``[H, -H]`` or over ``H``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> from pacbound.dirichlet import voter_errors
+      >>> wrong, right = vote_weights(voter_errors(H, y), jnp.ones(3))  # alpha over H's columns
+      >>> wrong.tolist(), right.tolist()
+      ([1.0, 1.0, 2.0, 0.0], [2.0, 2.0, 1.0, 3.0])
+      >>> [w.tolist() for w in vote_weights(voter_errors(H, y), jnp.ones(6))]  # over [H, -H]
+      [[3.0, 3.0, 3.0, 3.0], [3.0, 3.0, 3.0, 3.0]]
     """
     n = errors.shape[1]
     right = 1.0 - errors
@@ -92,6 +103,13 @@ def stochastic_risks(H: ArrayLike, y: ArrayLike, alpha: ArrayLike) -> jax.Array:
 
     Returns:
       ``(m,)`` risks in ``[0, 1]``, in ``alpha``'s float dtype.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> [round(float(r), 4) for r in stochastic_risks(H, y, jnp.ones(3))]  # I_{1/2}(right, wrong)
+      [0.25, 0.25, 0.75, 0.0]
     """
     alpha = jnp.asarray(alpha, jnp.result_type(alpha, float))
     wrong, right = vote_weights(voter_errors(H, y, alpha.dtype), alpha)
@@ -111,7 +129,16 @@ def stochastic_statistics(
 ) -> StochasticStatistics:
     """The exact empirical expected risk (weighted mean of :func:`stochastic_risks`), the
     Dirichlet KL (:func:`pacbound.dirichlet.dirichlet_kl`) and ``m`` (the number of examples of
-    positive weight), which the ``"dirichlet"`` bounds read; traceable, checks nothing."""
+    positive weight), which the ``"dirichlet"`` bounds read; traceable, checks nothing.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> s = stochastic_statistics(jnp.tile(H, (250, 1)), jnp.tile(y, 250), jnp.ones(3), 1.0)
+      >>> round(float(s.risk), 4), float(s.kl), float(s.m)
+      (0.3125, 0.0, 1000.0)
+    """
     alpha = jnp.asarray(alpha, jnp.result_type(alpha, float))
     rows = None if sample_weight is None else jnp.asarray(sample_weight, alpha.dtype)
     risk = _mean(stochastic_risks(H, y, alpha), rows)
@@ -130,12 +157,25 @@ def mean_vote_bound(value: ArrayLike) -> jax.Array:
     ``P[W >= 1/2] = 1 - I_{1/2}(b, a) >= 1 - I_{1/2}(a, a) = 1/2`` (``I_x`` decreases in its
     first parameter). So ``1[B_q errs] <= 2 P_theta[MV_theta errs]`` on every example, and in
     expectation over the data distribution. The same factor 2 as ``R(B_Q) <= 2 R(G_Q)``.
+
+    Example:
+      >>> round(float(mean_vote_bound(0.3)), 4), float(mean_vote_bound(0.7))
+      (0.6, 1.0)
     """
     return jnp.minimum(2.0 * jnp.asarray(value), 1.0)
 
 
 def check_alpha(alpha: ArrayLike, n: int, name: str = "alpha") -> None:
-    """``alpha`` finite, positive concentrations over ``[H, -H]`` (``2n``) or ``H`` (``n``)."""
+    """``alpha`` finite, positive concentrations over ``[H, -H]`` (``2n``) or ``H`` (``n``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> check_alpha(jnp.ones(6), 3)  # over [H, -H] for 3 voters
+      >>> check_alpha(jnp.ones(4), 3)
+      Traceback (most recent call last):
+        ...
+      ValueError: alpha has shape (4,); H has 3 voters: give concentrations over the 6 ...
+    """
     check_concentration(alpha, name)
     if jnp.shape(alpha) not in ((2 * n,), (n,)):
         raise ValueError(
@@ -225,10 +265,15 @@ def certify_dirichlet(
         labels outside ``{-1, +1}``, ``delta`` outside ``(0, 1]``, a mask that is not 0/1, or
         an unknown bound.
 
-    Example::
-
-        r = minimize_dirichlet_bound(H, y)
-        certify_dirichlet(r.info.alpha, H, y).bounds["dirichlet_seeger"]
+    Example:
+      >>> import jax.numpy as jnp
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)
+      >>> cert = certify_dirichlet(jnp.ones(3), H, y)  # Dir(1, 1, 1) over H's voters, m = 1000
+      >>> {name: round(float(v), 4) for name, v in sorted(cert.bounds.items())}
+      {'dirichlet_mcallester': 0.3723, 'dirichlet_seeger': 0.3695}
+      >>> round(float(cert.statistics.risk), 4), float(cert.majority_vote_risk)  # the mean vote's
+      (0.3125, 0.25)
     """
     names = tuple(DEFAULT_STOCHASTIC_BOUNDS if bounds is None else bounds)
     prior = jnp.ones((), jnp.result_type(alpha, float)) if prior is None else prior

@@ -32,7 +32,13 @@ __all__ = [
 
 
 def is_concrete(*xs) -> bool:
-    """Whether no argument is a tracer (value checks run only then)."""
+    """Whether no argument is a tracer (value checks run only then).
+
+    Example:
+      >>> import jax
+      >>> is_concrete(1.0), bool(jax.jit(is_concrete)(1.0))  # a tracer inside jit
+      (True, False)
+    """
     return not any(isinstance(x, jax.core.Tracer) for x in xs)
 
 
@@ -40,6 +46,11 @@ def float_dtype(*xs: ArrayLike) -> jnp.dtype:
     """The computation dtype: float32, or float64 when a floating input is float64.
 
     Integer and low-precision inputs (``int8`` / ``bfloat16`` votes) compute in float32.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> str(float_dtype(jnp.ones(2, jnp.int8), 1.0))  # int8 votes compute in float32
+      'float32'
     """
     floats = [
         jnp.asarray(x).dtype for x in xs if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating)
@@ -91,14 +102,32 @@ def _finite_range(values: ArrayLike, name: str) -> tuple[float, float, bool]:
 
 
 def check_matrix(X: ArrayLike, name: str = "X") -> None:
-    """``X`` a non-empty ``(m, d)`` matrix of features, finite (unbounded otherwise)."""
+    """``X`` a non-empty ``(m, d)`` matrix of features, finite (unbounded otherwise).
+
+    Example:
+      >>> import numpy as np
+      >>> check_matrix(np.array([[0.0, 5.0]]))
+      >>> check_matrix(np.array([[0.0, float("nan")]]))
+      Traceback (most recent call last):
+        ...
+      ValueError: X has NaN or inf entries
+    """
     _check_2d(X, name, "features")
     if is_concrete(X):
         _finite_range(X, name)
 
 
 def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
-    """``H`` a non-empty ``(m, n)`` matrix, finite with entries in ``[-1, 1]`` (or ``{-1, 1}``)."""
+    """``H`` a non-empty ``(m, n)`` matrix, finite with entries in ``[-1, 1]`` (or ``{-1, 1}``).
+
+    Example:
+      >>> import numpy as np
+      >>> check_votes(np.array([[1.0, -0.5]]))
+      >>> check_votes(np.array([[0.5, 2.0]]))
+      Traceback (most recent call last):
+        ...
+      ValueError: H must have entries in [-1, 1]; max |entry| 2
+    """
     _check_2d(H, name, "voters")
     if not is_concrete(H):
         return
@@ -110,7 +139,16 @@ def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
 
 
 def check_labels(y: ArrayLike, m: int) -> None:
-    """``y`` of shape ``(m,)`` with labels in ``{-1, +1}``, both present."""
+    """``y`` of shape ``(m,)`` with labels in ``{-1, +1}``, both present.
+
+    Example:
+      >>> import numpy as np
+      >>> check_labels(np.array([1.0, -1.0]), 2)
+      >>> check_labels(np.array([1.0, 0.0]), 2)
+      Traceback (most recent call last):
+        ...
+      ValueError: labels must be -1 or +1; found [0.0, 1.0]
+    """
     if jnp.shape(y) != (m,):
         raise ValueError(f"y must have shape ({m},), one label per example; got {jnp.shape(y)}")
     if is_concrete(y) and not (isinstance(y, jax.Array) and bool(_labels_ok(y))):
@@ -129,7 +167,15 @@ def _labels_ok(y: jax.Array) -> jax.Array:
 
 
 def check_positive_int(name: str, value) -> None:
-    """``value`` a Python / NumPy integer ``>= 1`` (a static size or loop length)."""
+    """``value`` a Python / NumPy integer ``>= 1`` (a static size or loop length).
+
+    Example:
+      >>> check_positive_int("max_iter", 10)
+      >>> check_positive_int("max_iter", 0)
+      Traceback (most recent call last):
+        ...
+      ValueError: max_iter must be an integer >= 1; got 0
+    """
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
         raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
 
@@ -143,7 +189,15 @@ def check_scalar(
     low_open: bool = False,
     high_open: bool = False,
 ) -> None:
-    """A scalar hyperparameter in ``[low, high]`` (ends open as asked) when concrete."""
+    """A scalar hyperparameter in ``[low, high]`` (ends open as asked) when concrete.
+
+    Example:
+      >>> check_scalar("gamma", 0.5, 0.0)
+      >>> check_scalar("gamma", -1.0, 0.0)
+      Traceback (most recent call last):
+        ...
+      ValueError: gamma must be finite and lie in [0, inf); got -1
+    """
     if jnp.ndim(value) != 0:
         raise ValueError(f"{name} must be a scalar (jax.vmap over several); got {jnp.shape(value)}")
     if not is_concrete(value):
@@ -158,12 +212,29 @@ def check_scalar(
 
 
 def check_delta(delta: ArrayLike) -> None:
-    """The confidence ``delta`` in ``(0, 1]``."""
+    """The confidence ``delta`` in ``(0, 1]``.
+
+    Example:
+      >>> check_delta(0.05)
+      >>> check_delta(0.0)
+      Traceback (most recent call last):
+        ...
+      ValueError: delta must be finite and lie in (0, 1]; got 0
+    """
     check_scalar("delta", delta, 0.0, 1.0, low_open=True)
 
 
 def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
-    """Example weights of shape ``(m,)``, finite, ``>= 0`` and not all zero (``None`` is fine)."""
+    """Example weights of shape ``(m,)``, finite, ``>= 0`` and not all zero (``None`` is fine).
+
+    Example:
+      >>> import numpy as np
+      >>> check_sample_weight(np.array([0.0, 2.0]), 2)
+      >>> check_sample_weight(np.array([0.0, 0.0]), 2)
+      Traceback (most recent call last):
+        ...
+      ValueError: sample_weight must be finite, >= 0 and not all zero
+    """
     if weight is None:
         return
     if jnp.shape(weight) != (m,):
@@ -190,6 +261,14 @@ def check_features(X: ArrayLike, name: str = "X") -> np.ndarray:
 
     Raises:
       ValueError: naming the problem (dimension, emptiness, NaN or inf entries and where).
+
+    Example:
+      >>> check_features([[1.0, 2.0]]).shape
+      (1, 2)
+      >>> check_features([[1.0, float("inf")]])
+      Traceback (most recent call last):
+        ...
+      ValueError: X has 1 non-finite (NaN/inf) entries, first inf at row 0, feature 1; impute or ...
     """
     X = np.asarray(X)
     if X.ndim != 2:

@@ -125,6 +125,10 @@ def mcallester(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -
     """McAllester's bound, Maurer's form, on the **Gibbs** risk (clipped to 1):
 
     .. math:: R(G_Q) \\le R_S(G_Q) + \\sqrt{(KL(Q||P) + \\ln(2\\sqrt{m}/\\delta)) / (2m)}.
+
+    Example:
+      >>> round(float(mcallester(0.1, 1.0, 1000, 0.05)), 4)  # risk 0.1, KL 1, m = 1000
+      0.1638
     """
     risk, kl, delta, m = _floats(risk, kl, delta, m=m)
     level = (jnp.maximum(kl, 0.0) + _maurer_log_term(m, delta)) / (2.0 * m)
@@ -140,6 +144,11 @@ def seeger(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -> ja
 
     Twice it bounds the majority-vote risk, ``R(B_Q) <= 2 R(G_Q)``. Never looser than
     ``mcallester`` (Pinsker's inequality).
+
+    Example:
+      >>> b = seeger(0.1, 1.0, 1000, 0.05)
+      >>> round(float(b), 4), bool(b <= mcallester(0.1, 1.0, 1000, 0.05))
+      (0.1426, True)
     """
     risk, kl, delta, m = _floats(risk, kl, delta, m=m)
     return _at_most_one(kl_inv_upper(_unit(risk), _seeger_level(kl, m, delta)))
@@ -155,6 +164,10 @@ def catoni(
               \\Big[c\\,R_S(G_Q) + \\frac{KL(Q||P) + \\ln(1/\\delta)}{m}\\Big].
 
     ``c`` is fixed before seeing the sample; a grid of ``k`` values needs ``delta / k``.
+
+    Example:
+      >>> round(float(catoni(0.1, 1.0, 1000, 0.05, 1.0)), 4)  # c = 1
+      0.1645
     """
     risk, kl, delta, c, m = _floats(risk, kl, delta, c, m=m)
     complexity = (jnp.maximum(kl, 0.0) - jnp.log(delta)) / m  # 4 + 1 + 2 u
@@ -168,6 +181,11 @@ def exponential_loss_constants(gamma: ArrayLike) -> tuple[jax.Array, jax.Array]:
     ``c_a = e^{1/gamma} - 1`` and ``k_bar = gamma^{-1} / (1 - e^{-1/gamma})``, each rounded up
     by its error bound: ``general_loss`` increases with both, so a certificate computed with
     them holds for the exact constants.
+
+    Example:
+      >>> c_a, k_bar = exponential_loss_constants(1.0)
+      >>> round(float(c_a), 4), round(float(k_bar), 4)  # e - 1 and 1 / (1 - 1/e)
+      (1.7183, 1.582)
     """
     inv = 1.0 / jnp.asarray(gamma, jnp.result_type(gamma, float))
     # expm1 within 8 u, and 1/gamma's rounding moves it by (1 + 1/gamma) u relative at most
@@ -179,6 +197,11 @@ def quadratic_loss_constants(gamma: ArrayLike) -> tuple[jax.Array, jax.Array]:
 
     ``c_a = 2/gamma + 1/gamma^2`` and ``k_bar = (2 gamma + 2) / (2 gamma + 1)``, rounded up
     (see ``exponential_loss_constants``).
+
+    Example:
+      >>> c_a, k_bar = quadratic_loss_constants(1.0)
+      >>> round(float(c_a), 4), round(float(k_bar), 4)  # 2 + 1 and 4 / 3
+      (3.0, 1.3333)
     """
     gamma = jnp.asarray(gamma, jnp.result_type(gamma, float))
     c_a = 2.0 / gamma + 1.0 / gamma**2  # 3 u
@@ -214,6 +237,11 @@ def general_loss(
       c: Catoni's constant ``C'``.
       c_a, k_bar: the loss's constants, from ``exponential_loss_constants`` or
         ``quadratic_loss_constants``.
+
+    Example:
+      >>> c_a, k_bar = quadratic_loss_constants(1.0)
+      >>> round(float(general_loss(0.3, 1.0, 1000, 0.05, 1.0, c_a, k_bar)), 4)  # may exceed 1
+      1.6796
     """
     loss, kl, delta, c, c_a, k_bar, m = _floats(empirical_loss, kl, delta, c, c_a, k_bar, m=m)
     scale = c / _one_minus_exp_neg(c)
@@ -251,6 +279,10 @@ def cbound_roy2016(
     * ``mu2_up = mu2 + sqrt(2/m [2 KL + ln(2 sqrt(m) / (delta/2))])``.
 
     (The paper prints ``max(0, mu1_low^2)``; the proof needs ``mu1_low > 0``.)
+
+    Example:
+      >>> round(float(cbound_roy2016(0.6, 0.5, 1.0, 1000, 0.05)), 4)  # empirical C-bound 0.28
+      0.6593
     """
     mu1, mu2, kl, delta, m = _floats(mu1, mu2, kl, delta, m=m)
     kl = jnp.maximum(kl, 0.0)
@@ -270,6 +302,10 @@ def cbound_quasi_uniform(
     ``1 - d'`` for every quasi-uniform ``Q``; with ``d' = delta / 2`` (union bound)
 
     ``R(B_Q) <= 1 - max(0, mu1 - eps_1)^2 / min(B^2, mu2 + eps_2)``, the two deviations above.
+
+    Example:
+      >>> round(float(cbound_quasi_uniform(0.6, 0.5, 1000, 0.05)), 4)  # no KL term
+      0.6394
     """
     mu1, mu2, delta, bound, m = _floats(mu1, mu2, delta, bound, m=m)
     deviation = round_up(
@@ -292,6 +328,10 @@ def empirical_bernstein(
               + \\frac{7 \\ln(2/\\delta)}{3 (m - 1)},
 
     with ``V_m`` the unbiased sample variance. The penalized objective of VEB-Boost.
+
+    Example:
+      >>> round(float(empirical_bernstein(0.1, 0.09, 1000, 0.05)), 4)  # mean 0.1, variance 0.09
+      0.1344
     """
     mean, variance, delta, m = _floats(mean, variance, delta, m=m)
     log_term = jnp.log(2.0) - jnp.log(delta)  # two logs >= 0 and their sum: 5 u
@@ -382,6 +422,10 @@ def xi(m: ArrayLike) -> jax.Array:
     exact to below ``1e-18`` relative there). Rounded up to the float above (the bounds use it
     as is); constant time in ``m``, any shape of ``m``, traced or not. ``xi(m) ~ sqrt(pi m /
     2)``; ``xi(1000) = 40.3032...``.
+
+    Example:
+      >>> round(float(xi(1000)), 4), float(xi(2))  # xi(2) = 1 + 2 (1/2)(1/2) + 1
+      (40.3032, 2.5)
     """
     m = jnp.asarray(m, jnp.result_type(m, float))
     return _xi_upper(m)
@@ -400,6 +444,10 @@ def pac_bound_0(gibbs_risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: Array
     """PAC-Bound 0 (Germain et al., JMLR 2015) on the **majority-vote** risk (clipped to 1):
 
     .. math:: R(B_Q) \\le 2\\,kl^{-1}_{up}(R_S(G_Q), (KL + \\ln(\\xi(m)/\\delta)) / m).
+
+    Example:
+      >>> round(float(pac_bound_0(0.1, 1.0, 1000, 0.05)), 4)  # twice a Seeger-type bound
+      0.2825
     """
     risk, kl, delta, m = _floats(gibbs_risk, kl, delta, m=m)
     eps = _pb_level(jnp.maximum(kl, 0.0), _xi_upper(m), delta, m, 0.0)
@@ -414,6 +462,10 @@ def pac_bound_1(
 
     .. math:: r = \\min(1/2, kl^{-1}_{up}(R_S, (KL + \\ln(2\\xi(m)/\\delta))/m)), \\quad
               d = \\max(0, kl^{-1}_{low}(d_S, (2KL + \\ln(2\\xi(m)/\\delta))/m)).
+
+    Example:
+      >>> round(float(pac_bound_1(0.2, 0.25, 1.0, 1000, 0.05)), 4)  # empirical C-bound 0.28
+      0.6076
     """
     risk, dis, kl, delta, m = _floats(gibbs_risk, disagreement, kl, delta, m=m)
     kl = jnp.maximum(kl, 0.0)
@@ -434,6 +486,10 @@ def pac_bound_2(
 
     ``e_S = R_S(G_Q) - d_S / 2``. Solved inside jit and certified by
     ``cbound_trinomial_sup``; differentiable by the envelope theorem.
+
+    Example:
+      >>> round(float(pac_bound_2(0.2, 0.25, 1.0, 1000, 0.05)), 4)  # tighter than pac_bound_1
+      0.4897
     """
     risk, dis, kl, delta, m = _floats(gibbs_risk, disagreement, kl, delta, m=m)
     risk, dis = _unit(risk), jnp.clip(dis, 0.0, 0.5)

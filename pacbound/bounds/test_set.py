@@ -93,6 +93,12 @@ def binomial_log_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike, window: int = WIN
     Args:
       k: number of errors, ``0 <= k``; ``n``: sample size; ``p``: in ``[0, 1]``.
       window: static number of terms summed exactly.
+
+    Example:
+      >>> round(float(binomial_log_cdf(0, 10, 0.5)), 4)  # ln(0.5 ** 10)
+      -6.9315
+      >>> round(float(binomial_log_cdf(1, 2, 0.5)), 4)  # ln(3 / 4)
+      -0.2877
     """
     k, n, p = jnp.broadcast_arrays(*(jnp.asarray(x, jnp.result_type(p, float)) for x in (k, n, p)))
     return _log_cdf(k, n, p, window)
@@ -191,6 +197,14 @@ def majority_vote_errors(
     Args:
       predictions: ``(m, n)`` predicted labels; ``y``: ``(m,)`` true labels.
       rho: ``(n,)`` posterior; ``classes``: ``(C,)`` the possible labels.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> predictions = jnp.array([[0, 0, 1], [1, 2, 2], [2, 0, 1]])  # 3 examples, 3 voters
+      >>> y, rho = jnp.array([0, 2, 1]), jnp.ones(3) / 3
+      >>> errors = majority_vote_errors(predictions, y, rho, jnp.arange(3))
+      >>> [float(e) for e in errors]  # the third is a three-way tie: an error
+      [0.0, 0.0, 1.0]
     """
     predictions, y, classes = jnp.asarray(predictions), jnp.asarray(y), jnp.asarray(classes)
     rho = jnp.asarray(rho)
@@ -208,7 +222,16 @@ def majority_vote_test_set_bound(
 ) -> jax.Array:
     """The test-set bound (Langford 2005, Thm 3.3) on ``L(MV_rho)`` from ``m`` held-out
     examples that neither the voters nor ``rho`` saw: ``binomial_tail_inversion(k, m, delta)``
-    with ``k`` the vote's errors (``majority_vote_errors``)."""
+    with ``k`` the vote's errors (``majority_vote_errors``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> predictions = jnp.array([[0, 0, 1], [1, 2, 2], [2, 0, 1]])
+      >>> y, rho = jnp.array([0, 2, 1]), jnp.ones(3) / 3
+      >>> b = majority_vote_test_set_bound(predictions, y, rho, 0.05, jnp.arange(3))
+      >>> round(float(b), 4), bool(b == binomial_tail_inversion(1, 3, 0.05))  # 1 error in 3
+      (0.8647, True)
+    """
     check_delta(delta)
     check_posterior(rho, jnp.shape(predictions)[-1])
     errors = majority_vote_errors(predictions, y, rho, classes)

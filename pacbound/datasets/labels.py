@@ -87,6 +87,18 @@ def binarize_labels(
     Raises:
       ValueError: more than two labels and no ``positive``/``pair`` (naming the labels found), a
         named class absent, or a single class after mapping.
+
+    Example:
+      >>> y, keep, note = binarize_labels(["cat", "dog", "cat"])  # two labels: the larger is +1
+      >>> y.tolist(), note
+      ([-1.0, 1.0, -1.0], "'dog' -> +1, 'cat' -> -1")
+      >>> y, keep, note = binarize_labels([1, 2, 3], pair=(3, 1))  # the 2 is dropped
+      >>> y.tolist(), keep.tolist()
+      ([-1.0, 1.0], [True, False, True])
+      >>> binarize_labels([1, 2, 3])
+      Traceback (most recent call last):
+        ...
+      ValueError: labels are not binary: found 3 labels {1: 1, 2: 1, 3: 1}; name the positive ...
     """
     lab = canonical_labels(labels)
     numeric, found = lab.dtype == np.float64, np.unique(lab)
@@ -127,6 +139,11 @@ def index_labels(labels: Sequence[Any]) -> tuple[np.ndarray, tuple[str, ...], st
 
     Raises:
       ValueError: fewer than two classes (naming the labels found).
+
+    Example:
+      >>> y, classes, note = index_labels(["b", "a", "c", "a"])
+      >>> y.tolist(), classes, note
+      ([1, 0, 2, 0], ('a', 'b', 'c'), '3 classes: 0 = a, 1 = b, 2 = c')
     """
     lab = canonical_labels(labels)
     found, y = np.unique(lab, return_inverse=True)
@@ -150,6 +167,11 @@ def check_X_y(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     Raises:
       ValueError: ``X`` not a finite 2-D numeric matrix (NaN/inf located), ``y`` not 1-D,
         mismatched lengths, labels not binary (naming those found) or a single class.
+
+    Example:
+      >>> X, y = check_X_y([[0, 1], [1, 0]], ["no", "yes"])
+      >>> str(X.dtype), y.tolist()
+      ('float64', [-1.0, 1.0])
     """
     X = check_features(X).astype(np.float64)
     y = np.asarray(y)

@@ -147,6 +147,14 @@ def load_openml(
       ImportError: scikit-learn is not installed (``pip install pacbound[sklearn]``).
       ConnectionError: the dataset is neither cached nor downloadable (offline).
       ValueError: labels not binary and no ``positive`` / ``pair`` given.
+
+    Example:
+      >>> from unittest import mock  # offline (simulated here): a clear error
+      >>> with mock.patch("sklearn.datasets.fetch_openml", side_effect=OSError("no network")):
+      ...     load_openml("credit-g")
+      Traceback (most recent call last):
+        ...
+      ConnectionError: could not fetch OpenML dataset 'credit-g' (offline?): no network. ...
     """
     bunch = _fetch_openml(name_or_id, cache_dir)
     cells, names, levels = _openml_cells(bunch)
@@ -179,6 +187,14 @@ def load(
 
     Returns:
       A :class:`Dataset`, or ``(X, y)`` with ``return_X_y``.
+
+    Example:
+      >>> ds = load("breast_cancer")  # bundled with scikit-learn, offline
+      >>> ds.X.shape, ds.name, sorted(set(ds.y.tolist()))
+      ((569, 30), 'breast_cancer (malignant +1, benign -1)', [-1.0, 1.0])
+      >>> X, y = load("iris:setosavrest", return_X_y=True)
+      >>> X.shape, int((y == 1).sum())
+      ((150, 4), 50)
     """
     base, _, spec = name.strip().partition(":")
     if base in _BUNDLED:
@@ -208,6 +224,11 @@ def stratified_split(
       y: ``(m,)`` labels.
       train_size: a fraction in ``(0, 1)`` or a count in ``[1, m - 1]``.
       seed: NumPy ``default_rng`` seed.
+
+    Example:
+      >>> train, test = stratified_split([0, 0, 0, 0, 1, 1, 1, 1], 0.5, seed=0)
+      >>> len(train), len(test), sorted(train.tolist() + test.tolist()) == list(range(8))
+      (4, 4, True)
     """
     y = np.asarray(y)
     m = len(y)
@@ -232,7 +253,15 @@ def stratified_split(
 
 
 def train_test_split(X: Any, y: Any, train_size: float | int = 0.5, *, seed: int = 0) -> Split:
-    """Seeded stratified train / test split of ``(X, y)`` (see :func:`stratified_split`)."""
+    """Seeded stratified train / test split of ``(X, y)`` (see :func:`stratified_split`).
+
+    Example:
+      >>> import numpy as np
+      >>> X, y = np.arange(8.0).reshape(-1, 1), np.array([-1.0] * 4 + [1.0] * 4)
+      >>> s = train_test_split(X, y, 0.5, seed=0)
+      >>> s.X_train.shape, sorted(s.y_train.tolist())  # two of each class
+      ((4, 1), [-1.0, -1.0, 1.0, 1.0])
+    """
     X, y = np.asarray(X), np.asarray(y)
     if len(X) != len(y):
         raise ValueError(f"mismatched lengths: X has {len(X)} rows, y has {len(y)} labels")
@@ -242,6 +271,12 @@ def train_test_split(X: Any, y: Any, train_size: float | int = 0.5, *, seed: int
 
 def roy2016_split(X: Any, y: Any, *, seed: int = 0, max_train: int = 500) -> Split:
     """The protocol of roy2016 §7: half the examples for training, at most ``max_train``
-    (500), all the others for testing; stratified and seeded."""
+    (500), all the others for testing; stratified and seeded.
+
+    Example:
+      >>> s = roy2016_split(*load("breast_cancer", return_X_y=True))
+      >>> len(s.y_train), len(s.y_test)  # half for training (at most 500), the rest for testing
+      (284, 285)
+    """
     n_train = min(len(np.asarray(y)) // 2, max_train)
     return train_test_split(X, y, n_train, seed=seed)

@@ -145,6 +145,17 @@ def resolve_data_dir(path: str | os.PathLike | None = None) -> Path:
 
     Raises:
       FileNotFoundError: neither is set, or the directory does not exist.
+
+    Example:
+      >>> import tempfile
+      >>> from pathlib import Path
+      >>> with tempfile.TemporaryDirectory() as folder:
+      ...     print(resolve_data_dir(folder) == Path(folder))
+      True
+      >>> resolve_data_dir("/no/such/folder")
+      Traceback (most recent call last):
+        ...
+      FileNotFoundError: data directory /no/such/folder does not exist
     """
     path = path if path is not None else os.environ.get("PACBOUND_DATA")
     if path is None:
@@ -171,6 +182,19 @@ def load_registered(
     Raises:
       KeyError: unknown name (listing the known ones).
       FileNotFoundError: no data directory, or the set is not shipped (naming its OpenML name).
+
+    Example:
+      >>> import tempfile
+      >>> from pathlib import Path
+      >>> with tempfile.TemporaryDirectory() as folder:  # a tiny stand-in for keel/haberman.dat
+      ...     (Path(folder) / "keel").mkdir()
+      ...     rows = "30,64,1,negative\\n31,65,4,positive\\n40,60,0,negative\\n"
+      ...     _ = (Path(folder) / "keel" / "haberman.dat").write_text(rows)
+      ...     ds = load_registered("haberman", folder)
+      >>> ds.X.shape, ds.y.tolist()
+      ((3, 3), [-1.0, 1.0, -1.0])
+      >>> ds.notes[0]  # where the papers use it, and the split
+      'germain2009 Haberman 144+150: died -> +1'
     """
     base, _, spec = name.strip().partition(":")
     key = ALIASES.get(base.lower(), base.lower())

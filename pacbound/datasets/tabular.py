@@ -344,6 +344,16 @@ def load_file(
     Raises:
       ValueError: ragged rows, non-finite numbers, labels that are not binary (naming them;
         not with ``multiclass``), a single class.
+
+    Example:
+      >>> import tempfile
+      >>> from pathlib import Path
+      >>> with tempfile.TemporaryDirectory() as folder:
+      ...     path = Path(folder) / "pets.csv"
+      ...     _ = path.write_text("1.0,red,yes\\n2.0,blue,no\\n3.0,red,yes\\n")
+      ...     ds = load_file(path)
+      >>> ds.X.tolist(), ds.y.tolist(), ds.feature_names  # the colour one-hot, one 0/1 column
+      ([[1.0, 1.0], [2.0, 0.0], [3.0, 1.0]], [1.0, -1.0, 1.0], ('x0', 'x1=red'))
     """
     path = Path(path)
     cells, names, levels = read_table(path, delimiter, header)

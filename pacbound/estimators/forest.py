@@ -66,7 +66,13 @@ def make_ensemble(
     """An unfitted scikit-learn ensemble of fully grown decision trees on bootstrap samples:
     ``"rf"`` a ``RandomForestClassifier`` (``max_features="sqrt"``), ``"extra"`` an
     ``ExtraTreesClassifier`` (``bootstrap=True``, ``max_features="sqrt"``), ``"bagging"`` a
-    ``BaggingClassifier`` (all features); ``params`` are passed on (and override these)."""
+    ``BaggingClassifier`` (all features); ``params`` are passed on (and override these).
+
+    Example:
+      >>> forest = make_ensemble("extra", 10, random_state=0)  # unfitted
+      >>> type(forest).__name__, forest.bootstrap, forest.max_features, forest.n_estimators
+      ('ExtraTreesClassifier', True, 'sqrt', 10)
+    """
     from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
 
     if ensemble not in ENSEMBLES:

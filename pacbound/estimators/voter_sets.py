@@ -25,7 +25,12 @@ __all__ = ["VOTER_SETS", "RBFVoters", "StumpVoters", "VoterSet", "float_dtype", 
 
 
 def float_dtype():
-    """float32, or float64 when ``jax_enable_x64`` is on."""
+    """float32, or float64 when ``jax_enable_x64`` is on.
+
+    Example:
+      >>> str(float_dtype())  # JAX's default precision (float64 under jax_enable_x64)
+      'float32'
+    """
     return jax.dtypes.canonicalize_dtype(np.float64)
 
 
@@ -107,7 +112,21 @@ VOTER_SETS = {cls.kind: cls for cls in (StumpVoters, RBFVoters)}
 
 
 def voter_set(spec: Any, n_stumps: int) -> Any:
-    """A fresh, unfitted voter set from ``voters=`` (the estimator's parameter is not touched)."""
+    """A fresh, unfitted voter set from ``voters=`` (the estimator's parameter is not touched).
+
+    Example:
+      >>> import numpy as np
+      >>> stumps = voter_set("stumps", 5)  # 5 thresholds per feature
+      >>> stumps
+      StumpVoters(n_thresholds=5)
+      >>> X, y = np.arange(8.0).reshape(4, 2), np.array([-1.0, -1.0, 1.0, 1.0])
+      >>> stumps.fit(X, y).votes(X).shape  # 2 features x 5 thresholds
+      (4, 10)
+      >>> voter_set("trees", 5)
+      Traceback (most recent call last):
+        ...
+      ValueError: voters must be 'stumps', 'rbf' or a voter set object; got 'trees'
+    """
     if isinstance(spec, str):
         if spec == "stumps":
             return StumpVoters(n_stumps)

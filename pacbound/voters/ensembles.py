@@ -106,6 +106,15 @@ def ensemble_predictions(model: Any, X: Any) -> np.ndarray:
     Raises:
       ImportError: scikit-learn is not installed (the ``sklearn`` extra).
       ValueError: an unsupported or unfitted model, or ``X`` of the wrong shape.
+
+    Example:
+      >>> import numpy as np
+      >>> from sklearn.ensemble import RandomForestClassifier
+      >>> X, y = np.arange(8.0).reshape(-1, 1), np.array(["a", "a", "a", "a", "b", "b", "b", "b"])
+      >>> forest = RandomForestClassifier(3, random_state=0).fit(X, y)
+      >>> P = ensemble_predictions(forest, X)
+      >>> P.shape, str(P.dtype), sorted(set(P.ravel().tolist())) <= [0, 1]  # indices into classes_
+      ((8, 3), 'int32', True)
     """
     _check_model(model)
     X = _inputs(model, X)
@@ -158,6 +167,14 @@ def class_indices(y: Any, classes: Any) -> np.ndarray:
 
     Raises:
       ValueError: ``y`` not 1-D, or a label that is not among ``classes`` (naming it).
+
+    Example:
+      >>> class_indices(["b", "a", "b"], ["a", "b"]).tolist()
+      [1, 0, 1]
+      >>> class_indices(["c"], ["a", "b"])
+      Traceback (most recent call last):
+        ...
+      ValueError: labels ['c'] are not among the classes ['a', 'b']
     """
     y, classes = np.asarray(y), np.asarray(classes)
     if y.ndim != 1:
@@ -191,11 +208,16 @@ def ensemble_voters(model: Any, X: Any, y: Any = None) -> EnsembleVoters:
         a member without out-of-bag examples, ``X`` that is not the training inputs' shape,
         or a label outside the model's classes.
 
-    Example::
-
-        forest = RandomForestClassifier(100, random_state=0).fit(X, y)
-        voters = ensemble_voters(forest, X, y)
-        voters.oob_mask.sum(axis=0)  # |OOB_j|, about 0.37 m each
+    Example:
+      >>> import numpy as np
+      >>> from sklearn.ensemble import RandomForestClassifier
+      >>> X, y = np.arange(8.0).reshape(-1, 1), np.array(["a", "a", "a", "a", "b", "b", "b", "b"])
+      >>> forest = RandomForestClassifier(3, random_state=0).fit(X, y)
+      >>> voters = ensemble_voters(forest, X, y)
+      >>> voters.predictions.shape, voters.oob_mask.shape, voters.classes.tolist()
+      ((8, 3), (8, 3), ['a', 'b'])
+      >>> voters.labels.tolist(), bool(voters.oob_mask.any(axis=0).all())  # OOB sets
+      ([0, 0, 0, 0, 1, 1, 1, 1], True)
     """
     predictions = ensemble_predictions(model, X)
     m = predictions.shape[0]
@@ -211,7 +233,14 @@ def ensemble_voters(model: Any, X: Any, y: Any = None) -> EnsembleVoters:
 def vote_shares(predictions: Any, rho: Any, n_classes: int) -> np.ndarray:
     """``(m, C)`` weights ``sum_j rho_j 1[h_j(x_i) = c]`` of the vote ``MV_rho``; each row sums
     to 1 for a distribution ``rho``, and ``MV_rho(x_i) = argmax_c`` (ties: the smallest
-    index)."""
+    index).
+
+    Example:
+      >>> import numpy as np
+      >>> predictions = np.array([[0, 0, 1], [1, 2, 2]])  # class indices of 3 voters
+      >>> vote_shares(predictions, [0.5, 0.25, 0.25], 3).tolist()
+      [[0.75, 0.25, 0.0], [0.0, 0.5, 0.5]]
+    """
     predictions, rho = np.asarray(predictions), np.asarray(rho, np.float64)
     shares = np.zeros((predictions.shape[0], n_classes))
     for c in range(n_classes):

@@ -155,6 +155,14 @@ def stump_search(X: ArrayLike) -> StumpSearch:
     Raises:
       ValueError: if ``X`` is not finite 2-D, has fewer than 2 examples, or every feature is
         constant (no stump splits the sample).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> search = stump_search(jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]))
+      >>> search.order.tolist()  # each feature sorted once
+      [[0, 1, 2, 3], [3, 2, 1, 0]]
+      >>> [float(t) for t in search.thresholds[0]]  # midpoints of consecutive values
+      [0.5, 1.5, 2.5]
     """
     X = check_features(X)
     if X.shape[0] < 2:
@@ -228,6 +236,13 @@ def stump_edges(search: StumpSearch, a: ArrayLike, features: ArrayLike | None = 
 
     Returns:
       ``(len(features) or d, P)`` edges in ``a``'s float dtype (at least float32).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]); y = jnp.array([-1., -1., 1., 1.])
+      >>> edges = stump_edges(stump_search(X), y)
+      >>> edges.shape, [float(e) for e in edges[0, :3]]  # padded to 16 positions per feature
+      ((2, 16), [2.0, 4.0, 2.0])
     """
     a = jnp.asarray(a)
     a = a.astype(jnp.promote_types(a.dtype, jnp.float32))
@@ -243,7 +258,14 @@ def stump_edges(search: StumpSearch, a: ArrayLike, features: ArrayLike | None = 
 
 
 def padded_stumps(search: StumpSearch) -> jax.Array:
-    """``search.valid`` in :func:`stump_edges`' padded layout (``False`` past ``m - 2``)."""
+    """``search.valid`` in :func:`stump_edges`' padded layout (``False`` past ``m - 2``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> mask = padded_stumps(stump_search(jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]])))
+      >>> mask.shape, int(mask.sum())  # 3 thresholds per feature, the rest padding
+      ((2, 16), 6)
+    """
     m = search.order.shape[1]
     return jnp.pad(search.valid, ((0, 0), (0, _padded(m) - (m - 1))))
 
@@ -261,6 +283,12 @@ def stump_scores(search: StumpSearch, a: ArrayLike, features: ArrayLike | None =
       ``(k, m - 1)`` edges; entry ``[j, p]`` is the stump on ``features[j]`` with threshold
       ``search.thresholds[features[j], p]``. The complement ``-h`` has the opposite edge.
       Positions that are not stumps (``search.valid`` False, ties) are NaN.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]); y = jnp.array([-1., -1., 1., 1.])
+      >>> stump_scores(stump_search(X), y).tolist()  # sum_i y_i h(x_i) per feature and threshold
+      [[2.0, 4.0, 2.0], [-2.0, -4.0, -2.0]]
     """
     valid = search.valid if features is None else search.valid[jnp.asarray(features)]
     edges = stump_edges(search, a, features)[:, : valid.shape[1]]
@@ -292,6 +320,13 @@ def best_stump(search: StumpSearch, a: ArrayLike) -> BestStump:
 
     Returns:
       :class:`BestStump` of scalars (or ``(b,)`` arrays for a batch).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]); y = jnp.array([-1., -1., 1., 1.])
+      >>> best = best_stump(stump_search(X), y)
+      >>> int(best.feature), float(best.threshold), float(best.sign), float(best.score)
+      (0, 1.5, 1.0, 4.0)
     """
     a = jnp.asarray(a)
     if a.ndim == 2:
@@ -301,6 +336,14 @@ def best_stump(search: StumpSearch, a: ArrayLike) -> BestStump:
 
 @functools.partial(jax.jit, static_argnames="dtype")
 def best_stump_votes(best: BestStump, X: ArrayLike, dtype=jnp.float32) -> jax.Array:
-    """The column ``sign * h(x_i)`` of a :class:`BestStump` on ``X``, shape ``(m,)``."""
+    """The column ``sign * h(x_i)`` of a :class:`BestStump` on ``X``, shape ``(m,)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]); y = jnp.array([-1., -1., 1., 1.])
+      >>> best = best_stump(stump_search(X), y)
+      >>> best_stump_votes(best, X).tolist()  # classifies every example
+      [-1.0, -1.0, 1.0, 1.0]
+    """
     stumps = Stumps(best.feature[None], best.threshold[None])
     return (votes(stumps, X, dtype=dtype)[:, 0] * best.sign.astype(dtype)).astype(dtype)

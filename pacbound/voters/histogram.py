@@ -349,6 +349,12 @@ def bin_features(
     Raises:
       ValueError: ``max_bins`` outside ``[2, 256]``, ``X`` not a non-empty numeric 2-D matrix,
         or an infinite entry (named by row and feature).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> binning = bin_features(jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]), max_bins=4)
+      >>> binning.codes.tolist(), [float(t) for t in binning.thresholds[0]]  # one bin per value
+      ([[0, 1, 2, 3], [3, 2, 1, 0]], [0.5, 1.5, 2.5])
     """
     X = _check_binning(X, max_bins, sample_size)
     missing = _missing_features(X)
@@ -380,7 +386,15 @@ def _thresholds(boundaries, missing, max_bins: int, dtype) -> np.ndarray:
 
 
 def binned_search(binning: Binning) -> HistogramSearch:
-    """The :class:`HistogramSearch` over the candidates of a :class:`Binning`."""
+    """The :class:`HistogramSearch` over the candidates of a :class:`Binning`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> binning = bin_features(jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]), max_bins=4)
+      >>> search = binned_search(binning)
+      >>> type(search).__name__, bool(search.candidate_mask().any())
+      ('HistogramSearch', True)
+    """
     return HistogramSearch(*binning)
 
 
@@ -392,6 +406,13 @@ def histogram_search(
     Raises:
       ValueError: as :func:`bin_features`, or if no candidate splits the sample (every feature
         constant).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]); y = jnp.array([-1., -1., 1., 1.])
+      >>> search = histogram_search(X, max_bins=4)
+      >>> search.codes.shape, str(search.codes.dtype)  # (d, m) bytes
+      ((2, 4), 'uint8')
     """
     search = binned_search(bin_features(X, max_bins, sample_size=sample_size, seed=seed))
     if not bool(search.candidate_mask().any()):
@@ -426,7 +447,14 @@ def _block_histograms(codes: jax.Array, a: jax.Array, skewed: jax.Array, bins: i
 
 def skewed_features(counts: ArrayLike) -> jax.Array:
     """``(d,)`` bool: features whose two random examples share a bin with probability
-    ``sum_b (counts_b / m)^2 > 1/32`` (their histograms are built in interleaved copies)."""
+    ``sum_b (counts_b / m)^2 > 1/32`` (their histograms are built in interleaved copies).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> counts = jnp.array([[1] * 64, [61] + [1] * 3 + [0] * 60])  # even / crowded into one bin
+      >>> skewed_features(counts).tolist()
+      [False, True]
+    """
     counts = jnp.asarray(counts, jnp.float32)
     share = counts / jnp.sum(counts, axis=1, keepdims=True)
     return jnp.sum(share**2, axis=1) > _SKEWED
@@ -455,6 +483,12 @@ def histograms(
 
     Returns:
       ``(d, bins)`` in ``a``'s dtype.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> codes = jnp.array([[0, 1, 2, 3], [3, 2, 1, 0]], jnp.uint8)
+      >>> histograms(codes, jnp.array([-1., -1., 1., 1.]), bins=4).tolist()  # a summed per bin
+      [[-1.0, -1.0, 1.0, 1.0], [1.0, 1.0, -1.0, -1.0]]
     """
     codes, a = jnp.asarray(codes), jnp.asarray(a)
     (d, m), blocks = codes.shape, codes.shape[1] // chunk
@@ -488,6 +522,12 @@ def histogram_edges(search: HistogramSearch, a: ArrayLike) -> jax.Array:
     Returns:
       ``(d, P)`` edges in ``a``'s float dtype (at least float32); entries outside
       ``search.candidate_mask()`` are finite but no stumps.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0., 3.], [1., 2.], [2., 1.], [3., 0.]]); y = jnp.array([-1., -1., 1., 1.])
+      >>> histogram_edges(histogram_search(X, max_bins=4), y).tolist()  # as stump_scores here
+      [[2.0, 4.0, 2.0], [-2.0, -4.0, -2.0]]
     """
     a = jnp.asarray(a)
     a = a.astype(jnp.promote_types(a.dtype, jnp.float32))

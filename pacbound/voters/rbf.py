@@ -37,6 +37,12 @@ def rbf_votes(centers: ArrayLike, X: ArrayLike, gamma: ArrayLike) -> jax.Array:
 
     Returns:
       ``H`` of shape ``(m, n)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = rbf_votes(jnp.array([[0.0], [1.0]]), jnp.array([[0.0], [2.0]]), 1.0)
+      >>> [[round(float(h), 4) for h in row] for row in H]  # exp(-d^2 / 2)
+      [[1.0, 0.6065], [0.1353, 0.6065]]
     """
     X, C = jnp.asarray(X), jnp.asarray(centers)
     dtype = jnp.result_type(X, C, gamma, jnp.float32)
@@ -61,6 +67,13 @@ def signed_rbf_votes(
 
     Returns:
       ``H`` of shape ``(m, n)``, entries in ``[-1, 1]``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> centers, labels = jnp.array([[0.0], [1.0]]), jnp.array([1.0, -1.0])
+      >>> H = signed_rbf_votes(centers, labels, jnp.array([[0.0], [2.0]]), 1.0)
+      >>> [[round(float(h), 4) for h in row] for row in H]
+      [[1.0, -0.6065], [0.1353, -0.6065]]
     """
     H = rbf_votes(centers, X, gamma)
     return H * jnp.asarray(center_labels, H.dtype)[None, :]
@@ -71,6 +84,11 @@ def median_pairwise_distance(X: ArrayLike) -> jax.Array:
     """Median of ``||x_i - x_j||`` over pairs ``i < j``: the RBF width of laviolette2011 §6.
 
     (The TSVM protocol there sets gamma to this median.) Uses ``O(m^2)`` memory.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> round(float(median_pairwise_distance(jnp.array([[0.0], [1.0], [3.0]]))), 4)  # of 1, 3, 2
+      2.0
     """
     X = jnp.asarray(X)
     X = X.astype(jnp.result_type(X, jnp.float32))

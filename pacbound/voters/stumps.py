@@ -69,6 +69,12 @@ def fit_stumps(X: ArrayLike, n_thresholds: int = 10) -> Stumps:
 
     Raises:
       ValueError: if ``X`` is not a finite ``(m, d)`` matrix or ``n_thresholds < 1``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> s = fit_stumps(jnp.array([[0.0], [1.0], [2.0], [3.0]]), n_thresholds=3)
+      >>> s.features.tolist(), [float(t) for t in s.thresholds]  # inside the range [0, 3]
+      ([0, 0, 0], [0.75, 1.5, 2.25])
     """
     X = check_features(X).astype(np.float64)
     if int(n_thresholds) != n_thresholds or n_thresholds < 1:
@@ -92,6 +98,12 @@ def votes(stumps: Stumps, X: ArrayLike, dtype=jnp.float32) -> jax.Array:
 
     Returns:
       ``H`` of shape ``(m, n)`` in ``dtype``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0.0], [1.0], [2.0], [3.0]])
+      >>> votes(fit_stumps(X, n_thresholds=3), X).astype(int).tolist()  # +1 above the threshold
+      [[-1, -1, -1], [1, -1, -1], [1, 1, -1], [1, 1, 1]]
     """
     X = jnp.asarray(X)
     dtype_cmp = jnp.promote_types(X.dtype, stumps.thresholds.dtype)
@@ -106,6 +118,13 @@ def stumps_vote(stumps: Stumps, weights: ArrayLike, X: ArrayLike) -> jax.Array:
     A negative weight votes for the complement ``-h_t``. Matrix-free learners return their
     stumps with ``q`` and ``signs``: their vote is ``stumps_vote(r.stumps, r.q * r.signs, X)``,
     whose sign is the majority vote ``B_Q`` (a tie, vote 0, counts as an error).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> X = jnp.array([[0.0], [1.0], [2.0], [3.0]])
+      >>> s = fit_stumps(X, n_thresholds=3)
+      >>> [float(v) for v in stumps_vote(s, jnp.array([0.5, 0.25, 0.25]), X)]
+      [-1.0, 0.0, 0.5, 1.0]
     """
     weights = jnp.asarray(weights)
     return votes(stumps, X, dtype=weights.dtype) @ weights
@@ -117,6 +136,11 @@ def self_complemented(H: ArrayLike) -> jax.Array:
 
     Column ``j + n`` is the complement ``-h_j`` of column ``j`` (roy2016 §7 pairs;
     laviolette2011 Program 1 is over such a set). Every learner builds ``[H, -H]`` with this.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> self_complemented(jnp.array([[1.0, -1.0]])).tolist()  # [H, -H]
+      [[1.0, -1.0, -1.0, 1.0]]
     """
     H = jnp.asarray(H)
     return jnp.concatenate([H, -H], axis=1)

@@ -78,6 +78,14 @@ def mu_tandem_variance_coefficients(
 
     Returns:
       ``(3,)`` in the working float dtype.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., 1.])
+      >>> c = mu_tandem_variance_coefficients(H, y, jnp.ones(3) / 3)
+      >>> round(float(c[0]), 4)  # mu = 0: the mean over pairs of Var(tandem loss) = 7 / 72
+      0.0972
     """
     q = jnp.asarray(q)
     votes, y = jnp.asarray(votes, q.dtype), jnp.asarray(y, q.dtype)
@@ -101,7 +109,16 @@ def mu_tandem_variance_coefficients(
 
 def mu_tandem_variance_at(coefficients: ArrayLike, mu: ArrayLike, m: ArrayLike) -> jax.Array:
     """The unbiased ``E_{rho^2}[V_hat_mu] = m / (m - 1) max(0, c0 + c1 mu + c2 mu^2)``; the
-    largest variance ``K_mu^2 / 4`` of the loss's range when ``m < 2``."""
+    largest variance ``K_mu^2 / 4`` of the loss's range when ``m < 2``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> c = jnp.array([0.0972, -0.3333, 0.4444])
+      >>> round(float(mu_tandem_variance_at(c, 0.0, 4)), 4)  # unbiased: 0.0972 * 4 / 3
+      0.1296
+      >>> float(mu_tandem_variance_at(c, 0.0, 1))  # m < 2: the range's worst, K_0^2 / 4
+      0.25
+    """
     c0, c1, c2 = jnp.asarray(coefficients)
     mu = jnp.asarray(mu, c0.dtype)
     m = jnp.asarray(m, c0.dtype)

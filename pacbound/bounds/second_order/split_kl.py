@@ -53,6 +53,11 @@ def pac_bayes_split_kl(
       kl: the KL term (``KL(rho||pi)``, or ``2 KL`` over ``rho^2``).
       n, delta: sample size and confidence.
       a, mid, b: the range and the split point, ``a <= mid <= b``.
+
+    Example:
+      >>> b = pac_bayes_split_kl(0.05, 0.1, 1.0, 1000, 0.05, -1.0, 0.0, 1.0)  # Z in [-1, 1]
+      >>> round(float(b), 4), bool(b >= 0.05 - 0.1)  # above the empirical mean
+      (0.0195, True)
     """
     plus_mean, minus_mean, kl, delta, a, mid, b = as_floats(
         plus_mean, minus_mean, kl, delta, a, mid, b
@@ -100,6 +105,12 @@ def split_kl_mu_tandem(
       kl, n2, delta, mu, n_mu: ``KL(rho||pi)``, pair sample size, confidence, ``mu < 1/2``, grid
         size of the union bound.
       clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value (at least 0).
+
+    Example:
+      >>> from pacbound.bounds.second_order.tandem import tnd_kl
+      >>> b = split_kl_mu_tandem(0.05, 0.3, 0.65, 1.0, 1000, 0.05, 0.0)  # both / one / neither err
+      >>> round(float(b), 4), bool(b == tnd_kl(0.05, 1.0, 1000, 0.025))  # mu = 0: TND at delta / 2
+      (0.3462, True)
     """
     both, one, neither, kl, delta, mu = as_floats(both, one, neither, kl, delta, mu)
     low = jnp.where(mu >= 0, -mu * (1.0 - mu), mu**2)

@@ -62,6 +62,10 @@ def first_order_kl(
       n: sample size of the Gibbs risk.
       delta: confidence.
       clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value.
+
+    Example:
+      >>> round(float(first_order_kl(0.2, 1.0, 1000, 0.05)), 4)  # Gibbs risk 0.2, KL 1
+      0.5083
     """
     gibbs_risk, kl, delta = as_floats(gibbs_risk, kl, delta)
     return clip_unit(2.0 * seeger(gibbs_risk, kl, jnp.asarray(n, kl.dtype), delta), clip)
@@ -82,6 +86,10 @@ def tnd_kl(
       n2: sample size of the tandem losses.
       delta: confidence.
       clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value.
+
+    Example:
+      >>> round(float(tnd_kl(0.05, 1.0, 1000, 0.05)), 4)  # tandem risk 0.05
+      0.3401
     """
     tandem_risk, kl, delta = as_floats(tandem_risk, kl, delta)
     n2 = jnp.asarray(n2, kl.dtype)
@@ -105,6 +113,11 @@ def tnd_lambda(
               {\\lambda (1 - \\lambda/2) n_2}\\Big]\\Big).
 
     A relaxation of ``tnd_kl`` (never below it).
+
+    Example:
+      >>> b = tnd_lambda(0.05, 1.0, 1000, 0.05, 0.5)
+      >>> round(float(b), 4), bool(b >= tnd_kl(0.05, 1.0, 1000, 0.05))
+      (0.3642, True)
     """
     tandem_risk, kl, delta, lam = as_floats(tandem_risk, kl, delta, lam)
     n2 = jnp.asarray(n2, kl.dtype)
@@ -120,6 +133,10 @@ def tnd_optimal_lambda(
 
     .. math:: \\lambda^* = \\frac{2}{\\sqrt{2 n_2 \\hat T(\\rho) / (2KL + \\ln(2\\sqrt{n_2}/
               \\delta)) + 1} + 1} \\in (0, 1].
+
+    Example:
+      >>> round(float(tnd_optimal_lambda(0.05, 1.0, 1000, 0.05)), 4)
+      0.4489
     """
     tandem_risk, kl, delta = as_floats(tandem_risk, kl, delta)
     n2 = jnp.asarray(n2, kl.dtype)
@@ -131,7 +148,13 @@ def tnd_lambda_optimal(
     tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike, clip: bool = True
 ) -> jax.Array:
     """``tnd_lambda`` at ``tnd_optimal_lambda``; its gradient is the envelope theorem's (the
-    bound's partial derivatives at the optimal ``lam``, held fixed)."""
+    bound's partial derivatives at the optimal ``lam``, held fixed).
+
+    Example:
+      >>> b = tnd_lambda_optimal(0.05, 1.0, 1000, 0.05)
+      >>> round(float(b), 4), bool(b <= tnd_lambda(0.05, 1.0, 1000, 0.05, 0.5))
+      (0.3629, True)
+    """
     lam = lax.stop_gradient(tnd_optimal_lambda(tandem_risk, kl, n2, delta))
     return tnd_lambda(tandem_risk, kl, n2, delta, lam, clip)
 
@@ -161,6 +184,10 @@ def dis(
         unlabeled together; ``min`` of the pair counts out of bag).
       kl, n, m, delta: ``KL(rho||pi)``, the two sample sizes, the confidence.
       clip: clip to ``[0, 1]`` (the certificate); ``False`` for the raw value (at least 0).
+
+    Example:
+      >>> round(float(dis(0.2, 0.3, 1.0, 1000, 1000, 0.05)), 4)  # tandem risk 0.2 - 0.3 / 2
+      0.5488
     """
     gibbs_risk, disagreement, kl, delta = as_floats(gibbs_risk, disagreement, kl, delta)
     n, m = jnp.asarray(n, kl.dtype), jnp.asarray(m, kl.dtype)
@@ -209,6 +236,11 @@ def cctnd(
     after them, so the bound holds for every ``mu < 1/2`` simultaneously: ``mu`` may be chosen
     from the data (``cctnd_optimal``) without a union bound. At ``mu = 0`` it is ``tnd_kl`` at
     ``delta / 2``. Clipped to ``[0, 1]`` unless ``clip`` is ``False``.
+
+    Example:
+      >>> b = cctnd(0.05, 0.2, 1.0, 1000, 1000, 0.05, 0.0)
+      >>> round(float(b), 4), bool(b == tnd_kl(0.05, 1.0, 1000, 0.025))  # mu = 0: TND at delta / 2
+      (0.3462, True)
     """
     parts = _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta)
     return clip_unit(_cctnd_value(*parts, jnp.asarray(mu, parts[0].dtype)), clip)
@@ -230,7 +262,12 @@ def cctnd_optimal_mu(
 ) -> jax.Array:
     """The ``mu < 1/2`` minimizing ``cctnd``, in closed form ([WMLIS21], the update
     ``mu = (G/2 - T) / (1/2 - G)`` of its alternating minimization), on each of the two
-    branches (``G = G_low`` for ``mu >= 0``, ``G_up`` for ``mu < 0``), the better one kept."""
+    branches (``G = G_low`` for ``mu >= 0``, ``G_up`` for ``mu < 0``), the better one kept.
+
+    Example:
+      >>> round(float(cctnd_optimal_mu(0.02, 0.2, 1.0, 1000, 1000, 0.05)), 3)
+      0.083
+    """
     tandem_up, gibbs_low, gibbs_up = _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta)
     upper = 0.5 - jnp.finfo(tandem_up.dtype).eps
     mu_plus = jnp.clip(_stationary_mu(tandem_up, gibbs_low), 0, upper)
@@ -251,6 +288,12 @@ def cctnd_optimal(
     clip: bool = True,
 ) -> jax.Array:
     """``cctnd`` at ``cctnd_optimal_mu`` (valid: CCTND holds for all ``mu`` at once); gradient
-    by the envelope theorem (``mu`` held at its optimum)."""
+    by the envelope theorem (``mu`` held at its optimum).
+
+    Example:
+      >>> b = cctnd_optimal(0.02, 0.2, 1.0, 1000, 1000, 0.05)
+      >>> round(float(b), 4), bool(b < cctnd(0.02, 0.2, 1.0, 1000, 1000, 0.05, 0.0))
+      (0.1619, True)
+    """
     mu = lax.stop_gradient(cctnd_optimal_mu(tandem_risk, gibbs_risk, kl, n, n2, delta))
     return cctnd(tandem_risk, gibbs_risk, kl, n, n2, delta, mu, clip)
