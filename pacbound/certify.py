@@ -203,7 +203,7 @@ class Bound:
 
 
 def _grid(c_grid: ArrayLike | None) -> jax.Array:
-    return jnp.geomspace(1e-2, 1e2, 32) if c_grid is None else jnp.atleast_1d(c_grid)
+    return jnp.geomspace(1e-2, 1e2, 32) if c_grid is None else jnp.atleast_1d(jnp.asarray(c_grid))
 
 
 def catoni_bound(c_grid: ArrayLike | None = None) -> Bound:
@@ -671,7 +671,7 @@ def _posterior(posterior: Any, H: Any, prior: Any, H_unlabeled: Any = None) -> _
             return _Posterior(V, q, None, log_size, True, U)
         return _Posterior(H, q, prior, None, True, _unlabeled(H_unlabeled, H))
     q = jnp.asarray(posterior)
-    n = jnp.shape(H)[1]
+    n = np.shape(H)[1]
     if q.shape in ((2 * n,), (n,)):
         return _Posterior(H, q, prior, None, q.shape == (2 * n,), _unlabeled(H_unlabeled, H))
     raise ValueError(
@@ -684,11 +684,11 @@ def _unlabeled(H_unlabeled: Any, H: Any) -> Any:
     """The unlabeled votes, checked: the same voters (columns) as ``H``, in ``[-1, 1]``."""
     if H_unlabeled is None:
         return None
-    n = jnp.shape(H)[1]
-    if jnp.ndim(H_unlabeled) != 2 or jnp.shape(H_unlabeled)[1] != n:
+    n = np.shape(H)[1]
+    if np.ndim(H_unlabeled) != 2 or np.shape(H_unlabeled)[1] != n:
         raise ValueError(
             f"H_unlabeled must be (m', {n}): the same voters' votes on unlabeled examples; got "
-            f"shape {jnp.shape(H_unlabeled)}"
+            f"shape {np.shape(H_unlabeled)}"
         )
     if is_concrete(H_unlabeled):
         check_votes(H_unlabeled, "H_unlabeled")

@@ -87,8 +87,8 @@ def check_concentration(alpha: ArrayLike, name: str = "alpha") -> None:
         ...
       ValueError: alpha must be > 0 (Dirichlet concentrations); min 0
     """
-    if jnp.ndim(alpha) > 1 or jnp.size(alpha) == 0:
-        raise ValueError(f"{name} must be a non-empty vector; got shape {jnp.shape(alpha)}")
+    if np.ndim(alpha) > 1 or jnp.size(alpha) == 0:
+        raise ValueError(f"{name} must be a non-empty vector; got shape {np.shape(alpha)}")
     if not is_concrete(alpha):
         return
     values = np.asarray(alpha, dtype=np.float64)

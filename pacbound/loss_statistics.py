@@ -110,7 +110,7 @@ def check_error_matrix(errors: ArrayLike, name: str = "errors") -> None:
         ...
       ValueError: errors must hold 0 / 1 entries (1 = the voter errs)
     """
-    shape = jnp.shape(errors)
+    shape = np.shape(errors)
     if len(shape) != 2 or 0 in shape:
         raise ValueError(f"{name} must be a non-empty 2-D (examples, voters) array; got {shape}")
     if is_concrete(errors):
@@ -150,8 +150,8 @@ def check_mask(mask: ArrayLike, shape: tuple[int, int], min_pair_count: int = 1)
         ...
       ValueError: every voter needs at least one evaluated example; empty: [1]
     """
-    if jnp.shape(mask) != tuple(shape):
-        raise ValueError(f"mask must have the error matrix's shape {shape}; got {jnp.shape(mask)}")
+    if np.shape(mask) != tuple(shape):
+        raise ValueError(f"mask must have the error matrix's shape {shape}; got {np.shape(mask)}")
     if not is_concrete(mask):
         return
     values = np.asarray(mask)
@@ -180,7 +180,7 @@ def check_posterior(rho: ArrayLike, n: int | None = None, atol: float = 1e-5) ->
         ...
       ValueError: rho must sum to 1; sums [1.1...]
     """
-    shape = jnp.shape(rho)
+    shape = np.shape(rho)
     if len(shape) == 0 or (n is not None and shape[-1] != n):
         raise ValueError(f"rho must have a last axis of length {n}; got shape {shape}")
     if not is_concrete(rho):
@@ -206,9 +206,9 @@ def error_matrix(predictions: ArrayLike, y: ArrayLike, dtype=None) -> jax.Array:
       >>> error_matrix(H, jnp.array([1., 1., -1., 1.])).astype(int).tolist()
       [[0, 0, 1], [0, 1, 0], [0, 1, 1], [0, 0, 0]]
     """
-    if jnp.ndim(predictions) != 2 or jnp.shape(y) != (jnp.shape(predictions)[0],):
+    if np.ndim(predictions) != 2 or np.shape(y) != (np.shape(predictions)[0],):
         raise ValueError(
-            f"predictions must be (m, n) and y (m,); got {jnp.shape(predictions)}, {jnp.shape(y)}"
+            f"predictions must be (m, n) and y (m,); got {np.shape(predictions)}, {np.shape(y)}"
         )
     dtype = float_dtype(predictions) if dtype is None else dtype
     return (jnp.asarray(predictions) != jnp.asarray(y)[:, None]).astype(dtype)
@@ -249,9 +249,9 @@ def loss_statistics(
       ([0.0, 0.5, 0.5], 0.25)
     """
     check_error_matrix(errors)
-    check_sample_weight(sample_weight, jnp.shape(errors)[0])
+    check_sample_weight(sample_weight, np.shape(errors)[0])
     if mask is not None:
-        check_mask(mask, jnp.shape(errors))
+        check_mask(mask, np.shape(errors))
     errors = jnp.asarray(errors, float_dtype(errors))
     return _loss_statistics(errors, sample_weight, mask)
 
@@ -304,14 +304,14 @@ def disagreement_matrix(
       >>> [float(d) for d in disagreement_matrix(H, jnp.array([-1., 1.]))[0]]  # no labels needed
       [0.0, 0.5, 0.5]
     """
-    if jnp.ndim(predictions) != 2 or jnp.ndim(classes) != 1:
+    if np.ndim(predictions) != 2 or np.ndim(classes) != 1:
         raise ValueError("predictions must be (m, n) and classes (C,)")
-    check_sample_weight(sample_weight, jnp.shape(predictions)[0])
+    check_sample_weight(sample_weight, np.shape(predictions)[0])
     if mask is not None:
-        check_mask(mask, jnp.shape(predictions))
+        check_mask(mask, np.shape(predictions))
     dtype = float_dtype(predictions) if dtype is None else dtype
     onehot = (jnp.asarray(predictions)[:, :, None] == jnp.asarray(classes)).astype(dtype)
-    m, n = jnp.shape(predictions)
+    m, n = np.shape(predictions)
     w = jnp.ones((m,), dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
     M = jnp.ones((m, n), dtype) if mask is None else jnp.asarray(mask, dtype)
     shown = onehot * M[:, :, None]

@@ -1,10 +1,7 @@
-"""Numerical primitives shared by the bounds: a maximizer, the Stirling error, Lambert's W.
+"""Numerical primitives shared by the bounds: a maximizer and Lambert's W.
 
 * ``golden_section_argmax(f, lo, hi, args)``: the argmax of a concave (unimodal) function on
   an interval by golden-section search inside ``lax`` (a fixed number of steps, no gradient).
-* ``stirling_error(x)``: ``ln x! - (x + 1/2) ln x + x - ln sqrt(2 pi)``, the remainder of
-  Stirling's formula, without cancellation for large ``x`` (Loader's saddle-point binomial
-  probabilities and ``xi(m)`` of Germain et al. 2015 are built from it).
 * ``lambert_w(x, branch)``: the principal (``0``) and lower (``-1``) real branches of Lambert's
   ``W``, the inverse of ``w e^w`` (the gamma grid of the PAC-Bayes-Bennett inequality).
 
@@ -19,10 +16,9 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 from jax import lax
-from jax.scipy.special import gammaln
 from jax.typing import ArrayLike
 
-__all__ = ["GOLDEN_STEPS", "golden_section_argmax", "lambert_w", "stirling_error"]
+__all__ = ["GOLDEN_STEPS", "golden_section_argmax", "lambert_w"]
 
 GOLDEN_STEPS = 60  # the bracket shrinks by 0.618^60 ~ 3e-13 of its width
 _GOLDEN_RATIO = (math.sqrt(5.0) - 1.0) / 2.0
@@ -76,44 +72,6 @@ def golden_section_argmax(
     bracket = (jnp.broadcast_to(lo, shape), jnp.broadcast_to(hi, shape))
     lo, hi = lax.fori_loop(0, steps, step, bracket)
     return lax.stop_gradient((lo + hi) / 2.0)
-
-
-_STIRLING_SWITCH = 15.0
-
-
-def stirling_error(x: ArrayLike) -> jax.Array:
-    """The Stirling error ``s(x) = ln x! - (x + 1/2) ln x + x - ln sqrt(2 pi)``, ``x > 0``.
-
-    Directly from ``ln Gamma(x + 1)`` below ``x = 15``; above, the asymptotic series
-
-    .. math:: s(x) = \\frac{1}{12x} - \\frac{1}{360x^3} + \\frac{1}{1260x^5} -
-              \\frac{1}{1680x^7} + \\frac{1}{1188x^9} - \\frac{691}{360360x^{11}} + \\dots,
-
-    whose first omitted term is below ``1e-15`` of ``s`` there, so no large ``ln x!`` is ever
-    subtracted (Loader 2000, "Fast and accurate computation of binomial probabilities").
-    Below 15 the error is absolute, a few ulps of ``ln 16!`` (``4e-15`` in float64, ``2e-6`` in
-    float32); above, relative, a few ulps. ``s(0) = +inf``.
-
-    Args:
-      x: ``x > 0`` (not necessarily an integer).
-
-    Returns:
-      ``s(x)`` in ``x``'s float dtype.
-
-    Example:
-      >>> round(float(stirling_error(1.0)), 4)  # ln 1! - 1.5 ln 1 + 1 - ln sqrt(2 pi)
-      0.0811
-      >>> round(float(stirling_error(100.0)) * 1200, 4)  # ~ 1 / (12 x)
-      1.0
-    """
-    x = jnp.asarray(x, jnp.result_type(x, float))
-    big = jnp.maximum(x, _STIRLING_SWITCH)
-    inv2 = 1.0 / big**2
-    tail = 1 / 1680 - inv2 * (1 / 1188 - inv2 * (691 / 360360))
-    series = (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * tail))) / big
-    small = jnp.minimum(x, _STIRLING_SWITCH)
-    direct = gammaln(small + 1.0) - (small + 0.5) * jnp.log(small) + small
-    return jnp.where(x < _STIRLING_SWITCH, direct - 0.5 * math.log(2.0 * math.pi), series)
 
 
 _HALLEY_STEPS = 12

@@ -59,7 +59,7 @@ def float_dtype(*xs: ArrayLike) -> jnp.dtype:
 
 
 def _check_2d(X: ArrayLike, name: str, columns: str) -> None:
-    shape = jnp.shape(X)
+    shape = np.shape(X)
     if len(shape) != 2 or 0 in shape:
         raise ValueError(f"{name} must be a non-empty 2-D (examples, {columns}) array; got {shape}")
 
@@ -149,8 +149,8 @@ def check_labels(y: ArrayLike, m: int) -> None:
         ...
       ValueError: labels must be -1 or +1; found [0.0, 1.0]
     """
-    if jnp.shape(y) != (m,):
-        raise ValueError(f"y must have shape ({m},), one label per example; got {jnp.shape(y)}")
+    if np.shape(y) != (m,):
+        raise ValueError(f"y must have shape ({m},), one label per example; got {np.shape(y)}")
     if is_concrete(y) and not (isinstance(y, jax.Array) and bool(_labels_ok(y))):
         found = np.unique(np.asarray(y))
         if not np.isin(found, (-1, 1)).all():
@@ -198,8 +198,8 @@ def check_scalar(
         ...
       ValueError: gamma must be finite and lie in [0, inf); got -1
     """
-    if jnp.ndim(value) != 0:
-        raise ValueError(f"{name} must be a scalar (jax.vmap over several); got {jnp.shape(value)}")
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a scalar (jax.vmap over several); got {np.shape(value)}")
     if not is_concrete(value):
         return
     v = float(value)
@@ -237,8 +237,8 @@ def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
     """
     if weight is None:
         return
-    if jnp.shape(weight) != (m,):
-        raise ValueError(f"sample_weight must have shape ({m},); got {jnp.shape(weight)}")
+    if np.shape(weight) != (m,):
+        raise ValueError(f"sample_weight must have shape ({m},); got {np.shape(weight)}")
     if is_concrete(weight) and not _weights_ok(weight):
         raise ValueError("sample_weight must be finite, >= 0 and not all zero")
 

@@ -1,6 +1,7 @@
-"""Shared numerical primitives against mpmath at 60 digits: the Stirling error on both sides of
-its switch, Lambert's W on both real branches (the branch point included), the golden-section
-maximizer on concave functions with and without a kink; float32 and float64, jit and vmap."""
+"""Shared numerical primitives against mpmath at 60 digits: the Stirling remainder of
+pacbound.special (the binomial test-set bound's), Lambert's W on both real branches (the branch
+point included), the golden-section maximizer on concave functions with and without a kink;
+float32 and float64, jit and vmap."""
 
 import jax
 import jax.numpy as jnp
@@ -8,7 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from pacbound.numerics import golden_section_argmax, lambert_w, stirling_error
+from pacbound.numerics import golden_section_argmax, lambert_w
+from pacbound.special import stirling_remainder
 
 mpmath.mp.dps = 60
 
@@ -27,13 +29,13 @@ STIRLING_POINTS = [0.5, 1.0, 2.0, 7.0, 14.999, 15.0, 15.001, 40.0, 1e3, 1e6, 2.0
 
 
 @pytest.mark.parametrize(("x64", "atol", "rtol"), [(True, 5e-15, 1e-15), (False, 3e-6, 5e-7)])
-def test_stirling_error_matches_mpmath(x64, atol, rtol):
+def test_stirling_remainder_matches_mpmath(x64, atol, rtol):
     """Absolute accuracy below the switch at 15 (``ln x!`` minus its Stirling part), relative
     above (the series)."""
     with jax.enable_x64(x64):
         dtype = jnp.float64 if x64 else jnp.float32
         xs = np.asarray(STIRLING_POINTS, dtype)
-        got = np.asarray(jax.jit(stirling_error)(jnp.asarray(xs)))
+        got = np.asarray(jax.jit(stirling_remainder)(jnp.asarray(xs)))
         assert got.dtype == dtype
         want = np.array([stirling_ref(float(x)) for x in xs])
         small = xs < 15
@@ -41,8 +43,8 @@ def test_stirling_error_matches_mpmath(x64, atol, rtol):
         np.testing.assert_allclose(got[~small], want[~small], rtol=rtol)
 
 
-def test_stirling_error_is_infinite_at_zero():
-    assert float(stirling_error(0.0)) == np.inf
+def test_stirling_remainder_is_infinite_at_zero():
+    assert float(stirling_remainder(0.0)) == np.inf
 
 
 EDGE = -float(mpmath.exp(-1))

@@ -17,7 +17,8 @@ kl or Hoeffding relaxation of it.
 
 The CDF sums Loader's saddle-point form of the binomial probabilities, ``b(i; n, p) =
 sqrt(n / (2 pi i (n - i))) exp(s(n) - s(i) - s(n - i) - bd0(i, np) - bd0(n - i, n(1 - p)))``
-with ``s`` the Stirling error (:func:`pacbound.numerics.stirling_error`) and
+with ``s`` the Stirling error (``ln x! - (x + 1/2) ln x + x - ln sqrt(2 pi)``, which is
+:func:`pacbound.special.stirling_remainder`: ``ln x! = ln x + ln Gamma(x)``) and
 ``bd0(x, M) = x ln(x / M) + M - x`` by its series near ``x = M``, accurate in float32 for ``n``
 up to ``2^24``.
 """
@@ -33,7 +34,7 @@ from jax.scipy.special import logsumexp
 from jax.typing import ArrayLike
 
 from pacbound.loss_statistics import check_posterior
-from pacbound.numerics import stirling_error
+from pacbound.special import stirling_remainder
 from pacbound.validation import check_delta
 
 __all__ = [
@@ -69,9 +70,9 @@ def _log_pmf(i: jax.Array, n: jax.Array, p: jax.Array) -> jax.Array:
     ii, rest = jnp.where(inner, i, 1.0), jnp.where(inner, n - i, 1.0)
     log_inner = (
         0.5 * (jnp.log(n) - jnp.log(2.0 * jnp.pi * ii * rest))
-        + stirling_error(n)
-        - stirling_error(ii)
-        - stirling_error(rest)
+        + stirling_remainder(n)
+        - stirling_remainder(ii)
+        - stirling_remainder(rest)
         - _deviance(ii, n * p)
         - _deviance(rest, n * q)
     )
