@@ -74,7 +74,7 @@ def run_report(
       ...     )
       ...     sorted(json.load(open(args.json)))
       2 rows
-      done in 0.0 s (compilation included)
+      done in ... s (compilation included)
       ['rows', 'wall_time_s']
     """
     if args.plot and importlib.util.find_spec("matplotlib") is None:
