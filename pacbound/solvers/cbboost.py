@@ -120,7 +120,7 @@ def truncate_cbboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = cbboost(H, y, 3)
-      >>> [round(float(truncate_cbboost(r, t).objective), 4) for t in (1, 2, 3)]  # C-bound per prefix
+      >>> [round(float(truncate_cbboost(r, t).objective), 4) for t in (1, 2, 3)]
       [0.75, 0.5, 0.25]
     """
     return _after_rounds(result.info, rounds, result.q.shape[-1] // 2, result.stumps)
