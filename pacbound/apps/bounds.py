@@ -137,6 +137,15 @@ def run_bounds(args: argparse.Namespace) -> None:
 
 
 def register(commands) -> None:
+    """Add ``bounds`` to the ``pacbound`` command's argparse subparsers.
+
+    Example:
+      >>> import argparse
+      >>> commands = argparse.ArgumentParser(prog="pacbound").add_subparsers()
+      >>> register(commands)
+      >>> args = commands._name_parser_map["bounds"].parse_args(["--data", "x.csv"])
+      >>> args.trees, args.delta, args.run is run_bounds
+    """
     what = "train a forest and print every bound for the uniform and each optimized posterior"
     p = commands.add_parser("bounds", help=what, description=what)
     p.add_argument("--data", required=True, help="dataset name (pacbound.datasets.load) or file")

@@ -271,6 +271,13 @@ def solve_soft_margin(
       x0, y0, scale0: warm start: a previous solution and the level of ``x`` (a previous
         solve's ``scale``, or 1); the start is halfway between it and the centre.
       rtol, max_iter: relative gap tolerance and step cap (traced).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> K = jnp.ones((2, 1))  # min x + sum_k max(0, 1 - x): x = 1, objective 1
+      >>> r = solve_soft_margin(K, jnp.ones(1), 0.0, jnp.ones(2), jnp.array([True]), jnp.zeros(1),
+      ...                       jnp.zeros(2), 1.0, 1e-6, 50)
+      >>> round(float(r.x[0]), 3), round(float(r.primal_objective), 3), round(float(r.dual_objective), 3)
     """
     K, c, u = (jnp.asarray(t) for t in (K, c, u))
     active = jnp.asarray(active, bool)

@@ -49,7 +49,14 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, json_default=None, md_default=None):
-    """The options of ``reproduce`` (without the table), shared with the benchmark scripts."""
+    """The options of ``reproduce`` (without the table), shared with the benchmark scripts.
+
+    Example:
+      >>> import argparse
+      >>> parser = argparse.ArgumentParser()
+      >>> add_arguments(parser)
+      >>> sorted(vars(parser.parse_args([])))[:4]
+    """
     parser.add_argument("--data-dir", help="shared data folder (default: $PACBOUND_DATA)")
     parser.add_argument("--datasets", type=_names, help="comma-separated subset of the table")
     parser.add_argument("--learners", type=_names, help="comma-separated subset of learners")
@@ -63,7 +70,15 @@ def add_arguments(parser: argparse.ArgumentParser, *, json_default=None, md_defa
 
 
 def register(commands) -> None:
-    """Add ``reproduce`` to the ``pacbound`` command's argparse subparsers."""
+    """Add ``reproduce`` to the ``pacbound`` command's argparse subparsers.
+
+    Example:
+      >>> import argparse
+      >>> commands = argparse.ArgumentParser(prog="pacbound").add_subparsers()
+      >>> register(commands)
+      >>> args = commands._name_parser_map["reproduce"].parse_args(["roy2016-table1"])
+      >>> args.table, args.run is run
+    """
     p = commands.add_parser("reproduce", help="the papers' Table 1 protocols on the shared data")
     p.add_argument("table", choices=TABLES, help="which paper's table")
     add_arguments(p)
