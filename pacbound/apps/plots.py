@@ -76,7 +76,9 @@ def prefix_risks(H: Any, y: Any, selected: Any, alphas: Any) -> np.ndarray:
     Example:
       >>> import numpy as np
       >>> H = np.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> prefix_risks(H, np.array([1., 1., -1., -1.]), np.array([0, 4, 5]), np.array([1., 1., 1.])).tolist()
+      >>> y = np.array([1., 1., -1., -1.])
+      >>> prefix_risks(H, y, np.array([0, 4, 5]), np.ones(3)).tolist()  # h_0, then -h_1, -h_2
+      [0.25, 0.5, 0.0]
     """
     H, y = np.asarray(H, dtype=float), np.asarray(y, dtype=float)
     base, sign = (np.asarray(a) for a in split_index(np.asarray(selected), H.shape[1]))
@@ -94,6 +96,7 @@ def plot_rounds(curves: Mapping[str, Any], *, ax=None, title: str | None = None)
       >>> matplotlib.use("Agg")
       >>> ax = plot_rounds({"train risk": [0.25, 0.25, 0.0]})
       >>> ax.get_lines()[0].get_xdata().tolist()  # rounds numbered from 1
+      [1, 2, 3]
     """
     length = len(np.asarray(next(iter(curves.values()))))
     return _lines(
@@ -109,6 +112,7 @@ def plot_risk_vs_mu(mu: Any, curves: Mapping[str, Any], *, ax=None, title: str |
       >>> matplotlib.use("Agg")
       >>> ax = plot_risk_vs_mu([0.05, 0.1], {"test risk": [0.2, 0.15], "C-bound": [0.6, 0.5]})
       >>> ax.get_xscale(), len(ax.get_lines())
+      ('log', 2)
     """
     return _lines(mu, curves, r"$\mu$", "risk / bound", logx=True, ax=ax, title=title)
 
@@ -123,6 +127,7 @@ def plot_bound_vs_delta(
       >>> matplotlib.use("Agg")
       >>> ax = plot_bound_vs_delta([0.01, 0.05], {"seeger": [0.31, 0.28], "catoni": [0.33, 0.3]})
       >>> ax.get_xscale(), len(ax.get_lines())
+      ('log', 2)
     """
     return _lines(delta, curves, r"$\delta$", "bound", logx=True, ax=ax, title=title)
 
@@ -144,9 +149,11 @@ def plot_compare(
     Example:
       >>> import matplotlib
       >>> matplotlib.use("Agg")
-      >>> rows = [{"learner": "mincq", "test_risk": 0.1, "bound": 0.4}, {"learner": "adaboost", "test_risk": 0.12, "bound": 0.5}]
+      >>> rows = [{"learner": "mincq", "test_risk": 0.1, "bound": 0.4},
+      ...         {"learner": "adaboost", "test_risk": 0.12, "bound": 0.5}]
       >>> ax = plot_compare(rows)
       >>> len(ax.patches)  # 2 learners x 2 keys
+      4
     """
     ax = _axes(ax)
     x, width = np.arange(len(rows)), 0.8 / len(keys)
@@ -170,6 +177,7 @@ def save(ax_or_fig, path: str | Path, **kwargs) -> Path:
       >>> with tempfile.TemporaryDirectory() as d:
       ...     path = save(ax, pathlib.Path(d) / "rounds.png")
       ...     path.name, path.stat().st_size > 0
+      ('rounds.png', True)
     """
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     fig.tight_layout()

@@ -68,6 +68,7 @@ def ridge_votes(
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = ridge_votes(H, y, 1.0)
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
+      (0.0, 1.0)
     """
     check_votes(H)
     check_labels(y, jnp.shape(H)[0])
