@@ -57,6 +57,7 @@ def fused_dot(u: jax.Array, v: jax.Array) -> jax.Array:
     Example:
       >>> import jax.numpy as jnp
       >>> float(fused_dot(jnp.array([1., 2.]), jnp.array([3., 4.])))
+      11.0
     """
     return jnp.sum(u * v)
 
@@ -112,6 +113,7 @@ def fista_start(
       >>> import jax.numpy as jnp
       >>> s = fista_start(jnp.zeros(2), jnp.zeros(2), 2.0, None, (jnp.float32(1.0), None))
       >>> float(s.t), bool(jnp.all(s.y == s.x)), float(s.gap), int(s.k)
+      (1.0, True, 1.0, 0)
     """
     gap, gap_info = measured
     one, lipschitz = jnp.ones((), x.dtype), jnp.asarray(lipschitz, x.dtype)
@@ -154,6 +156,7 @@ def fista_step(
       ...           measure=lambda x, px, ps, L: (gap(x, px), None), growth=1.5)
       >>> s = fista_step(fista_start(jnp.zeros(2), jnp.zeros(2), 2.0, None, (1.0, None)), **kw)
       >>> s.x.tolist(), float(s.gap), int(s.k)  # L = 2 is P's: one projected step solves it
+      ([1.0, 0.0], 0.0, 1)
     """
     x, prox_state = prox(s.y - (1 / s.lipschitz) * gradient(s.y, s.py), s)
     px = product(x)
@@ -182,6 +185,7 @@ def counting_stalls(step: Callable) -> Callable:
       >>> s0 = fista_start(jnp.zeros(2), jnp.zeros(2), 1.0, None, (jnp.float32(1.0), None))
       >>> s, best, stalled = counting_stalls(halve)((s0, s0.gap, 3))
       >>> float(best), int(stalled)  # the best gap dropped: the stall count restarts
+      (0.5, 0)
     """
 
     def counted(carry):
@@ -204,10 +208,13 @@ def iterate(step: Callable, state: FistaState, going: Callable, stall: int) -> F
       >>> gap = lambda x, px: jnp.linalg.norm(x - jnp.clip(x - px - c, 0, 1))
       >>> step = functools.partial(fista_step, gradient=lambda y, py: py + c,
       ...     prox=lambda z, s: (jnp.clip(z, 0, 1), None), product=lambda x: 2 * x,
-      ...     curvature=lambda d, pd: d @ pd, measure=lambda x, px, ps, L: (gap(x, px), None), growth=1.5)
-      >>> start = fista_start(jnp.zeros(2), jnp.zeros(2), 20.0, None, (gap(jnp.zeros(2), jnp.zeros(2)), None))
+      ...     curvature=lambda d, pd: d @ pd, growth=1.5,
+      ...     measure=lambda x, px, ps, L: (gap(x, px), None))
+      >>> x0 = jnp.zeros(2)
+      >>> start = fista_start(x0, x0, 20.0, None, (gap(x0, x0), None))
       >>> s = iterate(step, start, lambda s: s.gap > 1e-4, 20)  # L = 20: short steps
       >>> [round(float(v), 3) for v in s.x], bool(s.gap <= 1e-4), int(s.k) > 1
+      ([1.0, 0.0], True, True)
     """
 
     def cond(carry):
@@ -242,7 +249,10 @@ def largest_eigenvalue(
       >>> import jax.numpy as jnp
       >>> A = jnp.array([[3., 0.], [0., 1.]])
       >>> round(float(largest_eigenvalue(lambda v: A @ v, jnp.ones(2))), 4)
-      >>> round(float(largest_eigenvalue(lambda v: A @ v, jnp.ones(2), rank_one=jnp.array([1.5, 0.]))), 4)  # 3 - 2.25 < 1
+      3.0
+      >>> r = jnp.array([1.5, 0.])  # A - r r^T = diag(0.75, 1)
+      >>> round(float(largest_eigenvalue(lambda v: A @ v, jnp.ones(2), rank_one=r)), 4)
+      1.0
     """
 
     def deflated(v):
