@@ -183,7 +183,8 @@ def initial_distribution(sample_weight, y):
     Example:
       >>> import jax.numpy as jnp
       >>> y = jnp.array([1., -1., 1., -1.])
-      >>> initial_distribution(None, y).tolist(), initial_distribution(jnp.array([1., 1., 2., 0.]), y).tolist()
+      >>> w = jnp.array([1., 1., 2., 0.])
+      >>> initial_distribution(None, y).tolist(), initial_distribution(w, y).tolist()
       ([0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.5, 0.0])
     """
     v = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
@@ -209,7 +210,8 @@ def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, re
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> rule = lambda right, wrong: (0.5 * jnp.log(right / wrong), wrong < right, wrong <= 0)
       >>> learn = best_voter(dense_candidates(H, jnp.float32), jnp.float32)
-      >>> sel, alphas, errors, f = boosting_scan(learn, y, 3, lambda w: w, rule, lambda f: f, jnp.full(4, 0.25))
+      >>> sel, alphas, errors, f = boosting_scan(
+      ...     learn, y, 3, lambda w: w, rule, lambda f: f, jnp.full(4, 0.25))
       >>> sel.tolist(), [round(float(e), 4) for e in errors], bool(jnp.all(jnp.sign(f[-1]) == y))
       ([0, 4, 5], [0.25, 0.1667, 0.1], True)
     """
@@ -382,7 +384,8 @@ def matrix_free_inputs(search: Any, y: ArrayLike) -> tuple[jax.Array, int]:
     Example:
       >>> import jax.numpy as jnp
       >>> from pacbound import voters
-      >>> y, m = matrix_free_inputs(voters.stump_search(jnp.arange(6.0).reshape(6, 1)), [1, 1, 1, -1, -1, -1])
+      >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
+      >>> y, m = matrix_free_inputs(search, [1, 1, 1, -1, -1, -1])
       >>> str(y.dtype), m
       ('float32', 6)
     """

@@ -43,9 +43,11 @@ def objective(bound: Bound, stats: VoteStatistics, delta, log_c) -> tuple[jax.Ar
     Example:
       >>> import jax.numpy as jnp
       >>> from pacbound.certify import VoteStatistics, as_bound
-      >>> stats = VoteStatistics(jnp.float32(-0.1), jnp.float32(0.5), 0.0, jnp.float32(0.0), jnp.float32(100))
+      >>> f32 = jnp.float32
+      >>> stats = VoteStatistics(f32(-0.1), f32(0.5), 0.0, f32(0.0), f32(100))
       >>> surrogate, value = objective(as_bound("pac_bound_2"), stats, 0.05, 0.0)  # mu1 <= 0: flat
       >>> float(value), bool(surrogate > 1.0)  # the gradient follows 1 + McAllester instead
+      (1.0, True)
     """
     value = bound_value(bound, stats, delta, log_c)
     if not BOUNDS[bound.name].flat:
@@ -66,6 +68,7 @@ def run_optimizer(loss_fn: Callable, params, optimizer, steps: int, keep_best: b
       >>> loss = lambda p, t: ((p - 3.0) ** 2, (p - 3.0) ** 2)  # (surrogate, value)
       >>> params, values, final = run_optimizer(loss, jnp.float32(0.0), optax.sgd(0.25), 10)
       >>> round(float(params), 3), values.shape, float(final) < float(values[0])
+      (2.997, (10,), True)
     """
 
     def step(carry, t):
@@ -97,7 +100,9 @@ def batch_rows(key, t, m: int, batch_size: int | None, *arrays):
     Example:
       >>> import jax, jax.numpy as jnp
       >>> x = jnp.arange(6.0)
-      >>> batch_rows(jax.random.key(0), 0, 6, None, x)[0].shape, batch_rows(jax.random.key(0), 0, 6, 2, x)[0].shape
+      >>> key = jax.random.key(0)
+      >>> batch_rows(key, 0, 6, None, x)[0].shape, batch_rows(key, 0, 6, 2, x)[0].shape
+      ((6,), (2,))
     """
     if batch_size is None:
         return arrays
@@ -130,6 +135,7 @@ def cast_bound(bound: Bound, dtype) -> Bound:
       >>> from pacbound.certify import as_bound
       >>> b = cast_bound(as_bound("catoni"), jnp.float32)
       >>> b.name, str(b.c_grid.dtype)
+      ('catoni', 'float32')
     """
     return jax.tree.map(lambda x: jnp.asarray(x, dtype), bound)
 

@@ -76,6 +76,7 @@ def dense_candidates(H: jax.Array, dtype) -> Candidates:
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> c = dense_candidates(H, jnp.float32)
       >>> c.edges(jnp.array([1., 1., -1., -1.])).tolist(), c.votes(jnp.int32(2)).tolist()
+      ([[2.0, -2.0, -2.0]], [-1.0, 1.0, 1.0, 1.0])
     """
     prepared = prepare_votes(H, dtype)
     n = H.shape[1]
@@ -103,6 +104,7 @@ def search_candidates(search: Any, dtype) -> Candidates:
       >>> from pacbound import voters
       >>> c = search_candidates(voters.stump_search(jnp.arange(6.0).reshape(6, 1)), jnp.float32)
       >>> c.valid.shape, int(c.valid.sum())  # 5 thresholds split 6 distinct values
+      ((1, 16), 5)
     """
 
     def edges(a):
@@ -124,6 +126,7 @@ def complemented_index(base: jax.Array, negative: jax.Array, size: int) -> jax.A
     Example:
       >>> import jax.numpy as jnp
       >>> complemented_index(jnp.array([0, 2]), jnp.array([False, True]), 3).tolist()  # +h_0, -h_2
+      [0, 5]
     """
     return (base + jnp.where(negative, size, 0)).astype(jnp.int32)
 
@@ -136,6 +139,7 @@ def split_index(index: jax.Array, size: int) -> tuple[jax.Array, jax.Array]:
       >>> import jax.numpy as jnp
       >>> base, sign = split_index(jnp.array([0, 5, -1]), 3)
       >>> base.tolist(), sign.tolist()
+      ([0, 2, 0], [1, -1, 0])
     """
     base = jnp.where(index >= 0, index % size, 0)
     sign = jnp.where(index < 0, 0, jnp.where(index < size, 1, -1))
@@ -150,6 +154,7 @@ def posterior_over_columns(index: jax.Array, mass: jax.Array, n: int) -> jax.Arr
       >>> import jax.numpy as jnp
       >>> q = posterior_over_columns(jnp.array([0, 4, 0, -1]), jnp.array([1., 2., 1., 5.]), 3)
       >>> q.tolist()  # h_0 got 1 + 1, -h_1 got 2; index -1 is no vote
+      [0.5, 0.0, 0.0, 0.0, 0.5, 0.0]
     """
     slot = jnp.where(index >= 0, index, 2 * n)
     return complemented_posterior(jnp.zeros(2 * n, mass.dtype).at[slot].add(mass, mode="drop"))
@@ -170,6 +175,7 @@ def stump_posterior(search: Any, index: jax.Array, mass: jax.Array):
       >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
       >>> stumps, q = stump_posterior(search, jnp.array([0, 0, -1]), jnp.array([1., 1., 1.]))
       >>> [round(float(v), 3) for v in q]  # a stump chosen twice keeps all on its first slot
+      [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
     size = search.candidate_mask().size
     base, sign = split_index(index, size)

@@ -64,6 +64,7 @@ def one_direction_step(
     Example:
       >>> s = one_direction_step(0.5, 1.0, 0.5, 1.0, 0.0)  # F, h: margin 1/2, uncorrelated
       >>> round(float(s.step), 4), round(float(s.cbound), 4), bool(s.valid)  # C-bound 3/4 -> 1/2
+      (1.0, 0.5, True)
     """
     num, den, gram, valid = _terms(gamma_f, nu_f, gamma_h, nu_h, tau)
     step = jnp.where(valid, num / jnp.where(valid, den, 1), 0)
@@ -129,6 +130,7 @@ def boost_rounds(
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = boost_rounds(dense_candidates(H, jnp.float32), y, jnp.ones(4), 3, True, 0.0, False)
       >>> r.selected.tolist(), [round(float(c), 4) for c in r.cbounds]
+      ([0, 4, 5], [0.75, 0.5, 0.25])
     """
     gamma_h, nu_h, negative = _signed_candidates(candidates, y, w)
     sign = jnp.where(negative, -1, 1).astype(y.dtype)

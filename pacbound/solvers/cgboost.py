@@ -80,7 +80,8 @@ def cgboost(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = cgboost(H, y, 1.0, max_iter=5)
-      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), bool(r.converged)
+      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
+      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
     return fit(CGBOOST, H, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)

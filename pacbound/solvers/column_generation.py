@@ -182,6 +182,7 @@ def is_search(votes: Any) -> bool:
       >>> from pacbound import voters
       >>> X = jnp.arange(6.0).reshape(6, 1)
       >>> is_search(voters.stump_search(X)), is_search(voters.votes(voters.fit_stumps(X), X))
+      (True, False)
     """
     methods = ("candidate_edges", "candidate_mask", "candidate_votes", "candidate_stumps")
     return all(callable(getattr(votes, name, None)) for name in methods)
@@ -214,6 +215,7 @@ def prepare(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y, w = prepare(H, [1, 1, -1, -1], None, False)
       >>> str(y.dtype), w.tolist()
+      ('float32', [1.0, 1.0, 1.0, 1.0])
     """
     if matrix_free:
         m, thresholds = _search_sample(votes)
@@ -253,6 +255,7 @@ def column_candidates(votes: Any, dtype, matrix_free: bool) -> Candidates:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> column_candidates(H, jnp.float32, False).size  # the 3 columns (and their complements)
+      3
     """
     if matrix_free:
         return search_candidates(votes, dtype)
@@ -269,6 +272,7 @@ def largest_margin(votes: Any, y: jax.Array, w: jax.Array, matrix_free: bool) ->
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> float(largest_margin(H, y, jnp.ones(4), False))  # every voter errs once: 3/4 - 1/4
+      0.5
     """
     candidates = column_candidates(votes, y.dtype, matrix_free)
     return jnp.max(complemented_edges(candidates, w * y / jnp.sum(w)))
@@ -345,6 +349,7 @@ def fit(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> r = fit(CQBOOST, H, jnp.array([1., 1., -1., -1.]), 0.3, None, 1e-6, 5, None, 1000)
       >>> round(float(r.q.sum()), 4), int(r.steps)
+      (1.0, 4)
     """
     y, w = prepare(votes, y, sample_weight, matrix_free)
     check_options(tol, max_iter, master_tol, master_max_iter)

@@ -89,7 +89,9 @@ def complemented_edges(candidates: Candidates, a: jax.Array) -> jax.Array:
       >>> import jax.numpy as jnp
       >>> from pacbound.solvers.candidates import dense_candidates
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> complemented_edges(dense_candidates(H, jnp.float32), jnp.array([1., 1., -1., -1.])).tolist()
+      >>> a = jnp.array([1., 1., -1., -1.])
+      >>> complemented_edges(dense_candidates(H, jnp.float32), a).tolist()  # [H, -H]
+      [2.0, -2.0, -2.0, -2.0, 2.0, 2.0]
     """
     edges = candidates.edges(a).ravel()
     valid = jnp.tile(candidates.valid.ravel(), 2)
@@ -104,6 +106,7 @@ def complemented_votes(candidates: Candidates, index: jax.Array, dtype) -> jax.A
       >>> from pacbound.solvers.candidates import dense_candidates
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> complemented_votes(dense_candidates(H, jnp.float32), jnp.int32(4), jnp.float32).tolist()
+      [-1.0, 1.0, -1.0, -1.0]
     """
     base, sign = split_index(index, candidates.size)
     return sign.astype(dtype) * candidates.votes(base).astype(dtype)
@@ -173,9 +176,12 @@ def column_generation(
       >>> from pacbound.solvers.cqboost import CQBOOST
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> problem = LearnerProblem(y, jnp.ones(4), jnp.float32(0.3), jnp.float32(1e-5), jnp.int32(1000))
-      >>> run = column_generation(CQBOOST.master, problem, dense_candidates(H, jnp.float32), y, jnp.float32(1e-6), 5)
+      >>> f32 = jnp.float32
+      >>> problem = LearnerProblem(y, jnp.ones(4), f32(0.3), f32(1e-5), jnp.int32(1000))
+      >>> candidates = dense_candidates(H, f32)
+      >>> run = column_generation(CQBOOST.master, problem, candidates, y, f32(1e-6), 5)
       >>> int(run.count), bool(run.converged)
+      (4, True)
     """
     m, dtype = y.shape[0], y.dtype
     empty = master.empty(problem, max_iter)

@@ -26,6 +26,7 @@ def exp_difference(a, b):
     Example:
       >>> import jax.numpy as jnp
       >>> round(float(exp_difference(1.0, 0.0)), 4), float(exp_difference(1000.0, 0.0))
+      (1.7183, inf)
     """
     gap = -jnp.expm1(-jnp.abs(a - b))
     return jnp.where(a == b, 0.0, jnp.sign(a - b) * jnp.exp(jnp.maximum(a, b)) * gap)
@@ -43,8 +44,9 @@ def loss_slope_coefficients(state, z, z2, w_k, C, gamma, n, loss, s):
     Example:
       >>> import jax.numpy as jnp
       >>> D, z, s = jnp.array([-0.5, -1.0]), jnp.array([1., -1.]), jnp.ones(2)
-      >>> c0, c1 = loss_slope_coefficients(D, z, jnp.sum(s * z**2), 0.0, 1.0, 1.0, 2, "quadratic", s)
-      >>> float(c0), float(c1)  # 2 (sum s D z - 0), 2 * 2 / 2
+      >>> c0, c1 = loss_slope_coefficients(D, z, 2.0, 0.0, 1.0, 1.0, 2, "quadratic", s)
+      >>> float(c0), float(c1)  # 2 (sum s D z - 0 * 2) = 2 * 0.5, 2 * 2 / 2
+      (1.0, 2.0)
     """
     if loss == "quadratic":
         scale = 2.0 * C / gamma**2
@@ -62,7 +64,9 @@ def loss_slope(coef, u, n, gamma, loss):
 
     Example:
       >>> loss_slope((1.0, 2.0), 0.5, 3, 0.1, "quadratic")  # c0 + c1 u
+      2.0
       >>> round(float(loss_slope((0.0, 0.0), 0.0, 3, 0.1, "exponential")), 4)  # e^0 - e^0
+      0.0
     """
     c0, c1 = coef
     if loss == "quadratic":
@@ -92,7 +96,9 @@ def coordinate_minimizer(slope, relaxation, dtype):
       >>> import jax.numpy as jnp
       >>> u = coordinate_minimizer(lambda u: u - 0.5, "l2", jnp.float32)  # root of u - 0.5 + 2 u
       >>> round(float(u), 4)
+      0.1667
       >>> float(coordinate_minimizer(lambda u: 0.5 + 0 * u, "l1", jnp.float32))  # |slope| <= 1: 0
+      0.0
     """
     steps = jnp.finfo(dtype).nmant + 3
     one = jnp.ones((), dtype)

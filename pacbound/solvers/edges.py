@@ -78,6 +78,7 @@ def prepare_votes(H: ArrayLike | PreparedVotes, dtype) -> PreparedVotes:
       >>> H = jnp.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1], [1, 1, 1]], jnp.int8)
       >>> v = prepare_votes(H, jnp.float32)  # integer votes: one transposed int8 copy
       >>> v.data.shape, v.transposed, prepare_votes(H.astype(jnp.float32), jnp.float32).transposed
+      ((3, 4), True, False)
     """
     if isinstance(H, PreparedVotes):
         data = H.data if H.transposed else H.data.astype(dtype)
@@ -106,6 +107,7 @@ def int8_digits(a: jax.Array, n_digits: int) -> tuple[jax.Array, jax.Array]:
       >>> import jax.numpy as jnp
       >>> digits, scale = int8_digits(jnp.array([0.75, -0.5]), 2)
       >>> str(digits.dtype), (scale * (digits[:, 0] + digits[:, 1] / 128.0)).tolist()
+      ('int8', [0.75, -0.5])
     """
     _, exponent = jnp.frexp(jnp.max(jnp.abs(a)))  # max |a| = f 2^e, f in [0.5, 1)
     scale = jnp.ldexp(jnp.ones((), a.dtype), exponent - (_DIGIT_BITS - 1))
@@ -130,6 +132,7 @@ def column_edges(votes: PreparedVotes, a: jax.Array) -> jax.Array:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1], [1, 1, 1]], jnp.int8)
       >>> column_edges(prepare_votes(H, jnp.float32), jnp.array([1., 1., -1., -1.])).tolist()
+      [2.0, -2.0, -2.0]
     """
     if not votes.transposed:
         return a @ votes.data
@@ -151,6 +154,7 @@ def square_edges(votes: PreparedVotes, w: jax.Array) -> jax.Array:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 0., -1.], [1., -1., 0.]])
       >>> square_edges(prepare_votes(H, jnp.float32), jnp.array([0.25, 0.75])).tolist()
+      [1.0, 0.75, 0.25]
     """
     if votes.transposed:
         return column_edges(PreparedVotes(jnp.abs(votes.data)), w)
@@ -164,6 +168,7 @@ def votes_column(votes: PreparedVotes, k: jax.Array, dtype) -> jax.Array:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1], [1, 1, 1]], jnp.int8)
       >>> votes_column(prepare_votes(H, jnp.float32), jnp.int32(2), jnp.float32).tolist()
+      [-1.0, 1.0, 1.0, 1.0]
     """
     axis = 0 if votes.transposed else 1
     return lax.dynamic_index_in_dim(votes.data, k, axis=axis, keepdims=False).astype(dtype)

@@ -88,7 +88,8 @@ def split_for_prior(m: int, fraction: float, seed: int) -> PriorSplit:
 
     Example:
       >>> split = split_for_prior(10, 0.3, seed=0)
-      >>> len(split.prior_part), len(split.bound_part), sorted([*split.prior_part, *split.bound_part]) == list(range(10))
+      >>> every = sorted([*split.prior_part, *split.bound_part]) == list(range(10))
+      >>> len(split.prior_part), len(split.bound_part), every
       (3, 7, True)
     """
     if int(m) != m or m < 2 or not 0 < fraction < 1:
@@ -135,13 +136,17 @@ def informed_prior(learner: PriorLearner, H: ArrayLike, y: ArrayLike, split: Pri
     certify there (module docstring). Each fit sees only its part's rows of ``H`` and ``y``.
 
     Example:
-      >>> import numpy as np
-      >>> H = np.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]] * 2)
-      >>> y = np.array([1., 1., -1., -1.] * 2)
-      >>> split = split_for_prior(len(y), 0.5, seed=0)
-      >>> out = informed_prior(dirichlet_prior_learner(max_iter=10), H, y, split)
-      >>> out.m, 0.0 < float(out.bound) <= 1.0  # certificate on the bound part, m = 4
-      (4, True)
+      The sample is two copies of a 4-example set: the prior is learned on the first, the
+      bound computed on the second.
+
+      >>> import jax.numpy as jnp, numpy as np
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> split = PriorSplit(np.arange(4), np.arange(4, 8))
+      >>> learner = softmax_prior_learner(max_iter=20)
+      >>> out = informed_prior(learner, jnp.tile(H, (2, 1)), jnp.tile(y, 2), split)
+      >>> out.m, out.prior.shape, 0.0 < float(out.bound) <= 1.0  # a prior over [H, -H]
+      (4, (6,), True)
     """
     H, y = np.asarray(H), np.asarray(y)
     prior_part, bound_part = np.asarray(split.prior_part), np.asarray(split.bound_part)
@@ -174,10 +179,10 @@ def dirichlet_prior_learner(bound: str = "seeger", delta: float = 0.05, **option
     ``Dir(1, ..., 1)``); the certificate is ``certify_dirichlet``'s ``bound``.
 
     Example:
-      >>> import numpy as np
-      >>> learner = dirichlet_prior_learner(max_iter=10)
-      >>> H = np.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]] * 2)
-      >>> y = np.array([1., 1., -1., -1.] * 2)
+      >>> import jax.numpy as jnp
+      >>> learner = dirichlet_prior_learner(max_iter=20)
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = learner.fit(H, y, None)
       >>> r.q.shape, bool(0.0 < learner.certify(r, H, y, None) <= 1.0)
       ((6,), True)
@@ -203,10 +208,10 @@ def softmax_prior_learner(
     :func:`pacbound.certify.certify`'s ``bound``.
 
     Example:
-      >>> import numpy as np
-      >>> learner = softmax_prior_learner(max_iter=10)
-      >>> H = np.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]] * 2)
-      >>> y = np.array([1., 1., -1., -1.] * 2)
+      >>> import jax.numpy as jnp
+      >>> learner = softmax_prior_learner(max_iter=20)
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
       >>> prior = learner.to_prior(learner.fit(H, y, None))
       >>> prior.shape, round(float(prior.sum()), 4), bool(prior.min() > 0)
       ((6,), 1.0, True)
@@ -251,10 +256,10 @@ def second_order_prior_learner(
     ``objective``'s.
 
     Example:
-      >>> import numpy as np
+      >>> import jax.numpy as jnp
       >>> learner = second_order_prior_learner("tnd", steps=10)
-      >>> H = np.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]] * 2)
-      >>> y = np.array([1., 1., -1., -1.] * 2)
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
       >>> prior = learner.to_prior(learner.fit(H, y, None))  # the learned rho, smoothed
       >>> prior.shape, round(float(prior.sum()), 4)
       ((6,), 1.0)

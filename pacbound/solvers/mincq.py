@@ -146,7 +146,8 @@ def tmincq(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = tmincq(H, y, 0.2, H_unlabeled=jnp.array([[1., -1., -1.], [-1., -1., 1.]]))
-      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), bool(r.converged)
+      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
+      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
     check_mincq_inputs(H, y, mu, sample_weight, H_unlabeled)

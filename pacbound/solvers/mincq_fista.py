@@ -88,7 +88,8 @@ def initial_lipschitz(problem: MinCqProblem) -> jax.Array:
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
       >>> C = p.moment_op - jnp.outer(p.mean_votes, p.mean_votes)
-      >>> float(initial_lipschitz(p)) <= 1.01 * (2 / 9) * float(jnp.linalg.eigvalsh(C)[-1]) * (1 + 1e-5)
+      >>> largest = (2 / 9) * float(jnp.linalg.eigvalsh(C)[-1])  # the Hessian's
+      >>> float(initial_lipschitz(p)) <= 1.01 * largest * (1 + 1e-5)
       True
     """
     op, _, b = problem
@@ -122,7 +123,8 @@ def restarted(x, mx, lipschitz, multipliers, k, duality_gap) -> FistaState:
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
       >>> u = project(jnp.zeros(3), p.first_moments / 3, 0.2)
-      >>> s = restarted(u, moment_product(p.moment_op, u), 1.0, jnp.zeros(2), 0, gap_measure(p, 0.2))
+      >>> pu = moment_product(p.moment_op, u)
+      >>> s = restarted(u, pu, 1.0, jnp.zeros(2), 0, gap_measure(p, 0.2))
       >>> float(s.t), int(s.k), bool(jnp.all(s.y == s.x)), bool(s.gap >= 0)
       (1.0, 0, True, True)
     """
@@ -166,7 +168,8 @@ def fista_phase(
       >>> from pacbound.solvers.mincq_gap import mincq_problem, project
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
-      >>> start = (project(jnp.zeros(3), p.first_moments / 3, 0.2), initial_lipschitz(p), jnp.zeros(2), 0)
+      >>> u0 = project(jnp.zeros(3), p.first_moments / 3, 0.2)
+      >>> start = (u0, initial_lipschitz(p), jnp.zeros(2), 0)
       >>> s = fista_phase(p, 0.2, start, 1e-5, 0.0, 100, True, 20)
       >>> int(s.k) < 100, bool(s.gap <= 1e-5 * float(s.x @ s.px) / 9 + s.gap_info)
       (True, True)

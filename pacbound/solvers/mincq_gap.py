@@ -239,7 +239,8 @@ def free_set_multiplier(x, g, a):
 
     Example:
       >>> import jax.numpy as jnp
-      >>> lam, any_free = free_set_multiplier(jnp.array([0., 0.5, 1.]), jnp.array([1., 1., -1.]), jnp.ones(3))
+      >>> x, g = jnp.array([0., 0.5, 1.]), jnp.array([1., 1., -1.])
+      >>> lam, any_free = free_set_multiplier(x, g, jnp.ones(3))
       >>> float(lam), bool(any_free)  # g + lam a = 0 on the free set {0, 1}
       (-1.0, True)
     """
@@ -262,7 +263,8 @@ def duality_gap(x, g, lam_projection, *, a, mu, eps, diag_max):
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.]); p = mincq_problem(H, y)
       >>> u = 3 * mincq(H, y, 0.2).weights  # the solution's centred weights
-      >>> gap, noise = duality_gap(u, (2 / 9) * moment_product(p.moment_op, u), 0.0, a=p.first_moments / 3, mu=0.2, eps=1.2e-7, diag_max=1.0)
+      >>> gap, noise = duality_gap(u, (2 / 9) * moment_product(p.moment_op, u), 0.0,
+      ...                          a=p.first_moments / 3, mu=0.2, eps=1.2e-7, diag_max=1.0)
       >>> bool(gap < 1e-4)  # mu2(u) - mu2* <= gap: u is optimal
       True
     """
@@ -352,7 +354,8 @@ def certified_result(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.]); p = mincq_problem(H, y)
       >>> r = certified_result(p, 0.2, jnp.array([0.4, -0.4, -0.4]), 0.0, 0, 1e-5, 0.0, True)
-      >>> round(float(r.q.sum()), 4), round(float(jnp.mean(y * (H @ r.weights))), 4), bool(r.converged)
+      >>> mean_margin = jnp.mean(y * (H @ r.weights))
+      >>> round(float(r.q.sum()), 4), round(float(mean_margin), 4), bool(r.converged)
       (1.0, 0.2, True)
     """
     op, m_s, _ = problem

@@ -107,6 +107,7 @@ def posterior_from_weights(weights: jax.Array) -> jax.Array:
     Example:
       >>> import jax.numpy as jnp
       >>> posterior_from_weights(jnp.array([0.5, -1.5])).tolist()  # over [h_0, h_1, -h_0, -h_1]
+      [0.25, 0.0, 0.0, 0.75]
     """
     total = jnp.sum(jnp.abs(weights))
     n = weights.shape[-1]
@@ -122,7 +123,9 @@ def complemented_posterior(masses: jax.Array) -> jax.Array:
     Example:
       >>> import jax.numpy as jnp
       >>> complemented_posterior(jnp.array([1., 0., 3., 0.])).tolist()
+      [0.25, 0.0, 0.75, 0.0]
       >>> complemented_posterior(jnp.zeros(4)).tolist()  # the empty vote: uniform
+      [0.25, 0.25, 0.25, 0.25]
     """
     total = jnp.sum(masses)
     uniform = jnp.full_like(masses, 1.0 / masses.shape[-1])
@@ -192,6 +195,7 @@ def traits(fn: Callable) -> LearnerTraits:
       >>> import functools
       >>> from pacbound.solvers import adaboost, mincq
       >>> traits(adaboost).prefix, traits(functools.partial(mincq, max_iter=10)).path
+      ('n_rounds', 'mu')
     """
     seen = fn
     while True:
