@@ -277,7 +277,8 @@ def solve_soft_margin(
       >>> K = jnp.ones((2, 1))  # min x + sum_k max(0, 1 - x): x = 1, objective 1
       >>> r = solve_soft_margin(K, jnp.ones(1), 0.0, jnp.ones(2), jnp.array([True]), jnp.zeros(1),
       ...                       jnp.zeros(2), 1.0, 1e-6, 50)
-      >>> round(float(r.x[0]), 3), round(float(r.primal_objective), 3), round(float(r.dual_objective), 3)
+      >>> [round(float(v), 3) for v in (r.x[0], r.primal_objective, r.dual_objective)]
+      [1.0, 1.0, 1.0]
     """
     K, c, u = (jnp.asarray(t) for t in (K, c, u))
     active = jnp.asarray(active, bool)

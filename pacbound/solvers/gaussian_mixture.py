@@ -220,10 +220,13 @@ def minimize_mixture_bound(
 
     Example:
       >>> import jax, jax.numpy as jnp
-      >>> Phi = jnp.array([[1., 0.5], [1., -0.5], [-1., 0.2], [-1., -0.3]]); y = jnp.array([1., 1., -1., -1.])
-      >>> r = minimize_mixture_bound(Phi, y, n_components=2, max_iter=20, key=jax.random.key(0))
-      >>> round(float(r.q.sum()), 4), 0.0 < float(r.objective) <= 1.0, int(r.steps)
-      (1.0, True, 20)
+      >>> Phi = jnp.array([[1., 0.5], [1., -0.5], [-1., 0.2], [-1., -0.3]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = minimize_mixture_bound(Phi, y, "seeger", 2, max_iter=20, key=jax.random.key(0))
+      >>> round(float(r.weights.sum()), 4), r.info.centers.shape, int(r.steps)
+      (1.0, (2, 2), 20)
+      >>> float(r.info.majority_vote_risk), 0.0 < float(r.info.certified) <= 1.0
+      (0.0, True)
     """
     check_matrix(Phi, "Phi")
     m, dim = jnp.shape(Phi)

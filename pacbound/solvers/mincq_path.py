@@ -196,7 +196,8 @@ def solve_mincq_path(
       >>> from pacbound.solvers.mincq_gap import mincq_problem
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = solve_mincq_path(mincq_problem(H, y), jnp.array([0.2, 0.1]))  # any order
+      >>> mus, tol = jnp.array([0.2, 0.1]), 1e-5  # any order; tol: float32's default
+      >>> r = solve_mincq_path(mincq_problem(H, y), mus, tol)
       >>> [round(float(jnp.mean(y * (H @ w))), 4) for w in r.weights], r.converged.tolist()
       ([0.2, 0.1], [True, True])
     """

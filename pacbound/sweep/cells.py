@@ -82,6 +82,7 @@ def make_cells(learner: Callable, grids: dict, zipped: bool) -> Cells:
       >>> from pacbound.solvers import adaboost
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
       >>> cells.prefix, cells.max_rounds, cells.values["n_rounds"].tolist()
+      ('n_rounds', 3, [1, 3])
     """
     if not grids:
         raise ValueError("give at least one hyperparameter grid, e.g. mu=np.linspace(.05, .5, 15)")
@@ -135,7 +136,9 @@ def zero_one_risk(vote: jax.Array, y: jax.Array, weight: jax.Array) -> jax.Array
       >>> import jax.numpy as jnp
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> float(zero_one_risk(jnp.array([0.5, 0.0, -1.0, 0.2]), y, jnp.ones(4)))  # a tie, a miss
+      0.5
       >>> float(zero_one_risk(jnp.array([0.5, 0.0, -1.0, 0.2]), y, jnp.array([1., 0., 1., 0.])))
+      0.0
     """
     wrong = ~(y * vote > 0)
     return jnp.sum(weight * wrong) / jnp.sum(weight)
@@ -176,8 +179,10 @@ def grid_chunk(plan: Plan, cells, shared):
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
       >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds)
-      >>> out = grid_chunk(plan, (cells.outer, cells.rounds), (H, jnp.array([1., 1., -1., -1.]), {}))
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> out = grid_chunk(plan, (cells.outer, cells.rounds), (H, y, {}))
       >>> out.steps.tolist()  # the prefixes of one 3-round run
+      [[1, 3]]
     """
     (values, rounds), (H, y, options) = cells, shared
     if plan.path:
@@ -204,6 +209,7 @@ def cv_chunk(plan: Plan, cells, shared):
       >>> valid = jnp.array([[1., 0., 1., 0.], [0., 1., 0., 1.]])  # 2 folds
       >>> shared = (H, jnp.array([1., 1., -1., -1.]), 1 - valid, valid, {})
       >>> cv_chunk(plan, (cells.outer, cells.rounds), shared).shape  # (cells, prefixes, folds)
+      (1, 2, 2)
     """
     (values, rounds), (H, y, train, valid, options) = cells, shared
 
@@ -236,6 +242,7 @@ def refit(plan: Plan, H, y, options: dict, values: dict):
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> plan = Plan(adaboost, (), "n_rounds", 3)
       >>> int(refit(plan, H, jnp.array([1., 1., -1., -1.]), {}, {"n_rounds": 1}).steps)
+      1
     """
     values = dict(values)
     if plan.prefix is None:
@@ -253,6 +260,7 @@ def split_options(options: dict | None) -> tuple[tuple[tuple[str, Any], ...], di
       >>> import jax.numpy as jnp
       >>> static, traced = split_options({"max_iter": 10, "q0": jnp.full(6, 1 / 6)})
       >>> static, list(traced)
+      ((('max_iter', 10),), ['q0'])
     """
     static, traced = [], {}
     for name, value in (options or {}).items():
@@ -291,6 +299,7 @@ def stratified_folds(y: np.ndarray, folds: int = 5, seed: int = 0) -> np.ndarray
       >>> y = np.array([1, 1, 1, 1, -1, -1])
       >>> f = stratified_folds(y, 2)
       >>> np.bincount(f).tolist(), np.bincount(f[y == -1]).tolist()  # sizes 3, 3; one -1 each
+      ([3, 3], [1, 1])
     """
     y = np.asarray(y)
     rng = np.random.default_rng(seed)
@@ -311,7 +320,8 @@ def stump_voters(n_thresholds: int = 10, dtype=None, complements: bool = False) 
     Example:
       >>> import numpy as np
       >>> X = np.arange(6.0).reshape(6, 1)
-      >>> stump_voters(2)(X).shape, stump_voters(2, complements=True)(X).shape
+      >>> stump_voters(2)(X)(X).shape, stump_voters(2, complements=True)(X)(X).shape  # X -> H
+      ((6, 2), (6, 4))
     """
 
     def fit(X_train: np.ndarray) -> Callable:
@@ -335,6 +345,7 @@ def fold_votes(voters: Callable, X: np.ndarray, valid: np.ndarray) -> np.ndarray
       >>> X = np.arange(6.0).reshape(6, 1)
       >>> valid = np.array([[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1]], bool)  # 2 folds
       >>> fold_votes(stump_voters(2), X, valid).shape
+      (2, 6, 2)
     """
     per_fold = [np.asarray(voters(X[~v])(X)) for v in valid]
     shapes = sorted({h.shape for h in per_fold})
@@ -351,6 +362,7 @@ def first_argmin(values: jax.Array) -> int:
     Example:
       >>> import jax.numpy as jnp
       >>> first_argmin(jnp.array([0.3, jnp.nan, 0.1, 0.1]))
+      2
     """
     values = np.asarray(values, np.float64)
     return int(np.argmin(np.where(np.isnan(values), np.inf, values)))

@@ -23,7 +23,10 @@ def solves_as_path(learner: Callable, grids: dict, options: dict | None) -> bool
 
     Example:
       >>> from pacbound.solvers import adaboost, mincq
-      >>> solves_as_path(mincq, {"mu": [0.1, 0.2]}, None), solves_as_path(adaboost, {"n_rounds": [1, 2]}, None)
+      >>> solves_as_path(mincq, {"mu": [0.1, 0.2]}, None)  # MinCq declares its mu path
+      True
+      >>> solves_as_path(adaboost, {"n_rounds": [1, 2]}, None)
+      False
     """
     declared = traits(learner)
     if declared.path is None:
@@ -41,8 +44,10 @@ def path_result(plan, H, y, weight, values: dict, options: dict):
       >>> from pacbound.sweep.cells import Plan
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> plan = Plan(mincq, (), None, None, path=True)
-      >>> r = path_result(plan, H, jnp.array([1., 1., -1., -1.]), None, {"mu": jnp.array([0.1, 0.2])}, {})
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = path_result(plan, H, y, None, {"mu": jnp.array([0.1, 0.2])}, {})
       >>> r.q.shape, r.converged.tolist()
+      ((2, 6), [True, True])
     """
     declared = traits(plan.learner)
     return declared.solve_path(

@@ -193,6 +193,7 @@ def grid(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> out = grid(adaboost, H, jnp.array([1., 1., -1., -1.]), n_rounds=[1, 3])
       >>> out.values["n_rounds"].tolist(), out.result.steps.tolist()
+      ([1, 3], [1, 3])
     """
     check_votes(H)
     check_labels(y, jnp.shape(H)[0])
@@ -258,9 +259,13 @@ def cross_validate(
     Example:
       >>> import jax.numpy as jnp
       >>> from pacbound.solvers import adaboost
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]] * 2)
-      >>> cv = cross_validate(adaboost, H, jnp.array([1., 1., -1., -1.] * 2), folds=2, n_rounds=[1, 3])
-      >>> cv.risks.shape, [round(float(r), 3) for r in cv.mean_risk], cv.best_values
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> cv = cross_validate(adaboost, H, y, folds=2, n_rounds=[1, 3])
+      >>> cv.risks.shape, [round(float(r), 3) for r in cv.mean_risk]  # (cells, folds)
+      ((2, 2), [0.5, 0.5])
+      >>> cv.best_values  # a tie goes to the first grid value
+      {'n_rounds': 1}
     """
     if "sample_weight" not in inspect.signature(learner).parameters:
         raise ValueError(f"{learner.__name__} takes no sample_weight; folds are weight masks")
@@ -331,9 +336,10 @@ def select_by_bound(
     Example:
       >>> import jax.numpy as jnp
       >>> from pacbound.solvers import adaboost
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]] * 2)
-      >>> sel = select_by_bound(adaboost, H, jnp.array([1., 1., -1., -1.] * 2), n_rounds=[1, 3])
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> sel = select_by_bound(adaboost, H, jnp.array([1., 1., -1., -1.]), n_rounds=[1, 3])
       >>> sel.bounds.shape, sel.best_values, bool(jnp.all(sel.bounds <= 1.0))
+      ((2,), {'n_rounds': 1}, True)
     """
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {sorted(BOUNDS)}; got {bound!r}")

@@ -74,6 +74,7 @@ def cell_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
 
     Example:
       >>> cell_mesh().axis_names
+      ('cells',)
     """
     return _mesh(devices, CELLS)
 
@@ -83,6 +84,7 @@ def example_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
 
     Example:
       >>> example_mesh().axis_names
+      ('examples',)
     """
     return _mesh(devices, EXAMPLES)
 
@@ -182,8 +184,10 @@ def map_cells(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
       >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds)
-      >>> out = map_cells(grid_chunk, plan, (cells.outer, cells.rounds), (H, jnp.array([1., 1., -1., -1.]), {}))
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> out = map_cells(grid_chunk, plan, (cells.outer, cells.rounds), (H, y, {}))
       >>> out.steps.tolist()
+      [[1, 3]]
     """
     mesh = cell_mesh(devices)
     shared = jax.device_put(shared, NamedSharding(mesh, P()))  # once, not per chunk
@@ -313,7 +317,8 @@ def shard_examples(
       >>> import jax, jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> s = shard_examples(H, jnp.array([1., 1., -1., -1.]))
-      >>> s.voters.shape[0] % jax.device_count() == 0, float(s.sample_weight.sum())  # padding: weight 0
+      >>> s.voters.shape[0] % jax.device_count(), float(s.sample_weight.sum())  # padding: weight 0
+      (0, 4.0)
     """
     m = _examples_of(voters)
     y = np.asarray(y)
