@@ -196,8 +196,8 @@ def solve_mincq_path(
       >>> from pacbound.solvers.mincq_gap import mincq_problem
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> mus, tol = jnp.array([0.2, 0.1]), 1e-5  # any order; tol: float32's default
-      >>> r = solve_mincq_path(mincq_problem(H, y), mus, tol)
+      >>> mus = jnp.array([0.2, 0.1])  # any order; then mincq_path's float32 tol, atol, max_iter
+      >>> r = solve_mincq_path(mincq_problem(H, y), mus, 1e-5, 0.0, 50_000)
       >>> [round(float(jnp.mean(y * (H @ w))), 4) for w in r.weights], r.converged.tolist()
       ([0.2, 0.1], [True, True])
     """
