@@ -45,7 +45,7 @@ def objective(bound: Bound, stats: VoteStatistics, delta, log_c) -> tuple[jax.Ar
       >>> from pacbound.certify import VoteStatistics, as_bound
       >>> f32 = jnp.float32
       >>> stats = VoteStatistics(f32(-0.1), f32(0.5), 0.0, f32(0.0), f32(100))
-      >>> surrogate, value = objective(as_bound("pac_bound_2"), stats, 0.05, 0.0)  # mu1 <= 0: flat
+      >>> surrogate, value = objective(as_bound("cbound_roy2016"), stats, 0.05, 0.0)  # mu1 <= 0
       >>> float(value), bool(surrogate > 1.0)  # the gradient follows 1 + McAllester instead
       (1.0, True)
     """
