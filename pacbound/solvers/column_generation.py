@@ -213,7 +213,7 @@ def prepare(
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> y, w = prepare(H, [1, 1, -1, -1], None, False)
+      >>> y, w = prepare(H, jnp.array([1, 1, -1, -1]), None, False)  # integer labels
       >>> str(y.dtype), w.tolist()
       ('float32', [1.0, 1.0, 1.0, 1.0])
     """
