@@ -72,6 +72,13 @@ def prefix_risks(H: Any, y: Any, selected: Any, alphas: Any) -> np.ndarray:
 
     Returns:
       ``(T,)`` risks.
+
+    Example:
+      >>> import numpy as np
+      >>> H = np.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = np.array([1., 1., -1., -1.])
+      >>> prefix_risks(H, y, np.array([0, 4, 5]), np.ones(3)).tolist()  # h_0, then -h_1, -h_2
+      [0.25, 0.5, 0.0]
     """
     H, y = np.asarray(H, dtype=float), np.asarray(y, dtype=float)
     base, sign = (np.asarray(a) for a in split_index(np.asarray(selected), H.shape[1]))
@@ -82,7 +89,15 @@ def prefix_risks(H: Any, y: Any, selected: Any, alphas: Any) -> np.ndarray:
 
 
 def plot_rounds(curves: Mapping[str, Any], *, ax=None, title: str | None = None):
-    """Bounds and risks vs boosting round (rounds numbered from 1)."""
+    """Bounds and risks vs boosting round (rounds numbered from 1).
+
+    Example:
+      >>> import matplotlib
+      >>> matplotlib.use("Agg")
+      >>> ax = plot_rounds({"train risk": [0.25, 0.25, 0.0]})
+      >>> ax.get_lines()[0].get_xdata().tolist()  # rounds numbered from 1
+      [1, 2, 3]
+    """
     length = len(np.asarray(next(iter(curves.values()))))
     return _lines(
         np.arange(1, length + 1), curves, "round", "risk / bound", logx=False, ax=ax, title=title
@@ -90,14 +105,30 @@ def plot_rounds(curves: Mapping[str, Any], *, ax=None, title: str | None = None)
 
 
 def plot_risk_vs_mu(mu: Any, curves: Mapping[str, Any], *, ax=None, title: str | None = None):
-    """Risks (and bounds) vs MinCq / CqBoost's ``mu``, log scale."""
+    """Risks (and bounds) vs MinCq / CqBoost's ``mu``, log scale.
+
+    Example:
+      >>> import matplotlib
+      >>> matplotlib.use("Agg")
+      >>> ax = plot_risk_vs_mu([0.05, 0.1], {"test risk": [0.2, 0.15], "C-bound": [0.6, 0.5]})
+      >>> ax.get_xscale(), len(ax.get_lines())
+      ('log', 2)
+    """
     return _lines(mu, curves, r"$\mu$", "risk / bound", logx=True, ax=ax, title=title)
 
 
 def plot_bound_vs_delta(
     delta: Any, curves: Mapping[str, Any], *, ax=None, title: str | None = None
 ):
-    """Certified bounds vs the confidence parameter ``delta``, log scale."""
+    """Certified bounds vs the confidence parameter ``delta``, log scale.
+
+    Example:
+      >>> import matplotlib
+      >>> matplotlib.use("Agg")
+      >>> ax = plot_bound_vs_delta([0.01, 0.05], {"seeger": [0.31, 0.28], "catoni": [0.33, 0.3]})
+      >>> ax.get_xscale(), len(ax.get_lines())
+      ('log', 2)
+    """
     return _lines(delta, curves, r"$\delta$", "bound", logx=True, ax=ax, title=title)
 
 
@@ -114,6 +145,15 @@ def plot_compare(
       rows: ``{"learner": name, "test_risk": ..., "bound": ...}`` per learner (``pacbound
         compare``'s JSON rows); a missing or ``None`` value draws no bar.
       keys: the values to draw, in order.
+
+    Example:
+      >>> import matplotlib
+      >>> matplotlib.use("Agg")
+      >>> rows = [{"learner": "mincq", "test_risk": 0.1, "bound": 0.4},
+      ...         {"learner": "adaboost", "test_risk": 0.12, "bound": 0.5}]
+      >>> ax = plot_compare(rows)
+      >>> len(ax.patches)  # 2 learners x 2 keys
+      4
     """
     ax = _axes(ax)
     x, width = np.arange(len(rows)), 0.8 / len(keys)
@@ -128,7 +168,17 @@ def plot_compare(
 
 
 def save(ax_or_fig, path: str | Path, **kwargs) -> Path:
-    """Save the figure of ``ax_or_fig`` (axes or figure) to ``path`` (format from suffix)."""
+    """Save the figure of ``ax_or_fig`` (axes or figure) to ``path`` (format from suffix).
+
+    Example:
+      >>> import matplotlib, tempfile, pathlib
+      >>> matplotlib.use("Agg")
+      >>> ax = plot_rounds({"train risk": [0.25, 0.0]})
+      >>> with tempfile.TemporaryDirectory() as d:
+      ...     path = save(ax, pathlib.Path(d) / "rounds.png")
+      ...     path.name, path.stat().st_size > 0
+      ('rounds.png', True)
+    """
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     fig.tight_layout()
     fig.savefig(path, **kwargs)

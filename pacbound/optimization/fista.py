@@ -52,7 +52,13 @@ STALL_ITERATIONS = 300  # float32 solves end when the best gap has not dropped 0
 
 
 def fused_dot(u: jax.Array, v: jax.Array) -> jax.Array:
-    """``u^T v`` as a fused reduction (under ``vmap`` a batched ``dot`` is a loop of calls)."""
+    """``u^T v`` as a fused reduction (under ``vmap`` a batched ``dot`` is a loop of calls).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> float(fused_dot(jnp.array([1., 2.]), jnp.array([3., 4.])))
+      11.0
+    """
     return jnp.sum(u * v)
 
 
@@ -102,6 +108,12 @@ def fista_start(
       prox_state: the prox's warm start.
       measured: ``(gap, gap_info)`` at ``x`` (the caller's measure).
       k: the steps already taken (a later phase of one solve goes on counting).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> s = fista_start(jnp.zeros(2), jnp.zeros(2), 2.0, None, (jnp.float32(1.0), None))
+      >>> float(s.t), bool(jnp.all(s.y == s.x)), float(s.gap), int(s.k)
+      (1.0, True, 1.0, 0)
     """
     gap, gap_info = measured
     one, lipschitz = jnp.ones((), x.dtype), jnp.asarray(lipschitz, x.dtype)
@@ -134,6 +146,17 @@ def fista_step(
 
     Returns:
       the next :class:`FistaState`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> c = jnp.array([-2., 2.])  # min ||x||^2 + c^T x over [0, 1]^2 (P = 2 I): x = (1, 0)
+      >>> gap = lambda x, px: jnp.linalg.norm(x - jnp.clip(x - px - c, 0, 1))
+      >>> kw = dict(gradient=lambda y, py: py + c, prox=lambda z, s: (jnp.clip(z, 0, 1), None),
+      ...           product=lambda x: 2 * x, curvature=lambda d, pd: d @ pd,
+      ...           measure=lambda x, px, ps, L: (gap(x, px), None), growth=1.5)
+      >>> s = fista_step(fista_start(jnp.zeros(2), jnp.zeros(2), 2.0, None, (1.0, None)), **kw)
+      >>> s.x.tolist(), float(s.gap), int(s.k)  # L = 2 is P's: one projected step solves it
+      ([1.0, 0.0], 0.0, 1)
     """
     x, prox_state = prox(s.y - (1 / s.lipschitz) * gradient(s.y, s.py), s)
     px = product(x)
@@ -154,7 +177,16 @@ def fista_step(
 def counting_stalls(step: Callable) -> Callable:
     """``step`` (on a state with a ``gap``) as a ``lax.while_loop`` body on ``(state, best gap,
     steps since the best gap last dropped by 0.1%)``, for loops that stop after
-    :data:`STALL_ITERATIONS` such steps; start it from ``(state, state.gap, 0)``."""
+    :data:`STALL_ITERATIONS` such steps; start it from ``(state, state.gap, 0)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> halve = lambda s: s._replace(gap=s.gap / 2, k=s.k + 1)  # a step that always improves
+      >>> s0 = fista_start(jnp.zeros(2), jnp.zeros(2), 1.0, None, (jnp.float32(1.0), None))
+      >>> s, best, stalled = counting_stalls(halve)((s0, s0.gap, 3))
+      >>> float(best), int(stalled)  # the best gap dropped: the stall count restarts
+      (0.5, 0)
+    """
 
     def counted(carry):
         s, best, stalled = carry
@@ -168,7 +200,22 @@ def counting_stalls(step: Callable) -> Callable:
 def iterate(step: Callable, state: FistaState, going: Callable, stall: int) -> FistaState:
     """``state = step(state)`` while ``going(state)`` and the best gap dropped by 0.1% within
     the last ``stall`` steps (:func:`counting_stalls`; in float32 a gap can sit above its
-    estimated rounding level, where more steps change nothing), in a ``lax.while_loop``."""
+    estimated rounding level, where more steps change nothing), in a ``lax.while_loop``.
+
+    Example:
+      >>> import functools, jax.numpy as jnp
+      >>> c = jnp.array([-2., 2.])  # min ||x||^2 + c^T x over [0, 1]^2 (P = 2 I): x = (1, 0)
+      >>> gap = lambda x, px: jnp.linalg.norm(x - jnp.clip(x - px - c, 0, 1))
+      >>> step = functools.partial(fista_step, gradient=lambda y, py: py + c,
+      ...     prox=lambda z, s: (jnp.clip(z, 0, 1), None), product=lambda x: 2 * x,
+      ...     curvature=lambda d, pd: d @ pd, growth=1.5,
+      ...     measure=lambda x, px, ps, L: (gap(x, px), None))
+      >>> x0 = jnp.zeros(2)
+      >>> start = fista_start(x0, x0, 20.0, None, (gap(x0, x0), None))
+      >>> s = iterate(step, start, lambda s: s.gap > 1e-4, 20)  # L = 20: short steps
+      >>> [round(float(v), 3) for v in s.x], bool(s.gap <= 1e-4), int(s.k) > 1
+      ([1.0, 0.0], True, True)
+    """
 
     def cond(carry):
         s, _, stalled = carry
@@ -197,6 +244,15 @@ def largest_eigenvalue(
         ``None``: exactly ``max_iter`` products (a ``lax.fori_loop``, whose trip count stays
         unbatched under ``jax.vmap``).
       max_iter: products with ``A`` at most (static, or traced when ``tol`` is given).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> A = jnp.array([[3., 0.], [0., 1.]])
+      >>> round(float(largest_eigenvalue(lambda v: A @ v, jnp.ones(2))), 4)
+      3.0
+      >>> r = jnp.array([1.5, 0.])  # A - r r^T = diag(0.75, 1)
+      >>> round(float(largest_eigenvalue(lambda v: A @ v, jnp.ones(2), rank_one=r)), 4)
+      1.0
     """
 
     def deflated(v):

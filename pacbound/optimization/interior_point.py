@@ -271,6 +271,14 @@ def solve_soft_margin(
       x0, y0, scale0: warm start: a previous solution and the level of ``x`` (a previous
         solve's ``scale``, or 1); the start is halfway between it and the centre.
       rtol, max_iter: relative gap tolerance and step cap (traced).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> K = jnp.ones((2, 1))  # min x + sum_k max(0, 1 - x): x = 1, objective 1
+      >>> r = solve_soft_margin(K, jnp.ones(1), 0.0, jnp.ones(2), jnp.array([True]), jnp.zeros(1),
+      ...                       jnp.zeros(2), 1.0, 1e-6, 50)
+      >>> [round(float(v), 3) for v in (r.x[0], r.primal_objective, r.dual_objective)]
+      [1.0, 1.0, 1.0]
     """
     K, c, u = (jnp.asarray(t) for t in (K, c, u))
     active = jnp.asarray(active, bool)

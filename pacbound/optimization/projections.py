@@ -118,7 +118,14 @@ def box_hyperplane_feasible(
 ) -> jax.Array:
     """Whether ``{lower <= x <= upper, a^T x = c}`` is non-empty (up to a few ulps of
     ``sum_i |a_i| max(|l_i|, |u_i|)``): ``l <= u`` and ``c`` between ``min`` and ``max`` of
-    ``a^T x`` over the box."""
+    ``a^T x`` over the box.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> a = jnp.array([1.0, 1.0])  # a^T x over [0, 1]^2 spans [0, 2]
+      >>> bool(box_hyperplane_feasible(a, 1.5, 0.0, 1.0)), bool(box_hyperplane_feasible(a, 3, 0, 1))
+      (True, False)
+    """
     lo = jnp.sum(jnp.minimum(a * lower, a * upper))
     hi = jnp.sum(jnp.maximum(a * lower, a * upper))
     scale = jnp.sum(jnp.abs(a) * jnp.maximum(jnp.abs(lower), jnp.abs(upper)))
@@ -173,6 +180,14 @@ def project_box_hyperplane(
 
     The ``x`` of :func:`box_hyperplane_projection`; all NaN when the set is empty, so an
     infeasible problem is reported rather than answered with a point off the constraints.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> a = jnp.array([1.0, -1.0, 2.0])
+      >>> [round(float(t), 4) for t in project_box_hyperplane(jnp.zeros(3), a, 1.0, 0.0, 1.0)]
+      [0.2, 0.0, 0.4]
+      >>> bool(jnp.all(jnp.isnan(project_box_hyperplane(jnp.zeros(3), a, 5.0, 0.0, 1.0))))  # empty
+      True
     """
     p = box_hyperplane_projection(v, a, c, lower, upper)
     return jnp.where(p.feasible, p.x, jnp.nan)
@@ -254,6 +269,16 @@ def box_hyperplane_rank_one_prox(
 
     Returns:
       :class:`RankOneProx`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> v, a = jnp.array([0.9, 0.1, 0.0]), jnp.ones(3)
+      >>> p = box_hyperplane_rank_one_prox(v, a, 1.0, 0.0, 1.0, jnp.zeros(3), 0.0)  # kappa = 0
+      >>> [round(float(t), 4) for t in p.x]  # the plain projection
+      [0.9, 0.1, 0.0]
+      >>> p = box_hyperplane_rank_one_prox(v, a, 1.0, 0.0, 1.0, jnp.array([1., 0., 0.]), 10.0)
+      >>> [round(float(t), 3) for t in p.x], round(float(p.x.sum()), 4)  # x_0 penalized
+      ([0.117, 0.491, 0.391], 1.0)
     """
     dtype = jnp.result_type(v, a, c, b, kappa, lower, upper, jnp.float32)
     v, a, b = (jnp.asarray(t, dtype) for t in (v, a, b))

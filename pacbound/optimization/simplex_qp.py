@@ -136,6 +136,13 @@ def project_simplex_halfspace(
 
     Returns:
       ``(x, lam)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> z, a, active = jnp.array([0.5, 0.5, 0.0]), jnp.array([1., 0., 0.]), jnp.ones(3, bool)
+      >>> x, lam = project_simplex_halfspace(z, a, 0.8, active)  # x_0 >= 0.8
+      >>> [round(float(t), 4) for t in x], round(float(lam), 4)
+      ([0.8, 0.2, 0.0], 0.6)
     """
     z = jnp.asarray(z)
     a, b = jnp.asarray(a, z.dtype), jnp.asarray(b, z.dtype)
@@ -262,6 +269,14 @@ def solve_simplex_qp(
       active: ``(t,)`` bool, the selected columns (at least one).
       x0: feasible warm start (or any point: it is projected first).
       rtol, max_iter: tolerance and iteration cap (traced).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> P, a = 2 * jnp.eye(3), jnp.array([1., 0., 0.])  # min ||x||^2 on the simplex, x_0 >= 0.5
+      >>> active, x0 = jnp.ones(3, bool), jnp.full(3, 1 / 3)
+      >>> r = solve_simplex_qp(P, jnp.zeros(3), a, 0.5, active, x0, 1e-6, 200)
+      >>> [round(float(t), 3) for t in r.x]
+      [0.5, 0.25, 0.25]
     """
     P, c, a = (jnp.asarray(t) for t in (P, c, a))
     active = jnp.asarray(active, bool)

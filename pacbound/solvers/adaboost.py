@@ -91,6 +91,14 @@ def truncate_adaboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult
     read as rounds after boosting ended (the arrays keep their length). For one result
     (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
     :func:`adaboost` and :func:`adaboost_stumps`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> one = truncate_adaboost(adaboost(H, y, 3), 1)  # as adaboost(H, y, 1)
+      >>> float(jnp.mean(jnp.sign(H @ one.weights) != y)), int(one.steps)
+      (0.25, 1)
     """
     n = result.q.shape[-1] // 2
     return scan_after_rounds(result.info, rounds, n, result.stumps, "losses")
@@ -152,6 +160,14 @@ def adaboost(
     Raises:
       ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, non-binary votes or labels,
         a single class, ``n_rounds < 1``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])  # each voter errs once; a vote is perfect
+      >>> r = adaboost(H, y, 3)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), int(r.steps)
+      (0.0, 1.0, 3)
     """
     check_votes(H, binary=True)
     _check(y, jnp.shape(H)[0], n_rounds, sample_weight)
@@ -175,6 +191,15 @@ def adaboost_stumps(
     ``stumps`` are the ``T`` rounds' stumps (a stump chosen again keeps its weight on its
     first slot), ``q`` is over their ``[S, -S]``; evaluate the vote with
     ``voters.stumps_vote(r.stumps, r.weights, X)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = adaboost_stumps(voters.stump_search(X), y, 3)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), r.q.shape
+      (0.1667, (6,))
     """
     y, m = matrix_free_inputs(search, y)
     _check(y, m, n_rounds, sample_weight)

@@ -69,7 +69,15 @@ def candidates_of(voters: Any, dtype) -> Candidates:
     """The candidates of a learner's first argument: a stump search (anything with the
     ``candidate_*`` methods, :func:`search_candidates`) or the votes ``H``, prepared before the
     learner's compiled call (:func:`pacbound.solvers.edges.prepare_votes`,
-    :func:`dense_candidates`)."""
+    :func:`dense_candidates`).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> c = candidates_of(H, jnp.float32)  # a dense H: its columns, layout (1, n)
+      >>> c.valid.shape, c.size, c.search is None
+      ((1, 3), 3, True)
+    """
     if hasattr(voters, "candidate_edges"):
         return search_candidates(voters, dtype)
     return dense_candidates(voters, dtype)
@@ -95,6 +103,13 @@ def best_signed(signed: jax.Array, rtol: float = 0.0) -> jax.Array:
     near candidate, and further near rows only while their near candidates are all ``-h``
     (ties across rows, rare). XLA:CPU's variadic ``argmax`` reduction is several times slower,
     and so is a second full pass for every row's best ``+h``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> int(best_signed(jnp.array([[0.5, -0.9, 0.2]])))  # -h_1 wins: index n + 1 = 4
+      4
+      >>> int(best_signed(jnp.array([[0.5, -0.5, 0.5]])))  # a tie: the first +h
+      0
     """
     rows, cols = signed.shape
     row_best = jnp.max(jnp.where(jnp.isnan(signed), -jnp.inf, jnp.abs(signed)), axis=1)
@@ -130,6 +145,11 @@ def tie_rtol(dtype) -> float:
     weight 0, as in every cross-validation fold) round differently along different summation
     orders, and differently again in a ``jax.vmap``; within this tolerance they go to the
     lowest index, so that the choice does not depend on rounding.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> tie_rtol(jnp.float32) == 256 * float(jnp.finfo(jnp.float32).eps)
+      True
     """
     return _TIES * float(jnp.finfo(dtype).eps)
 
@@ -137,7 +157,16 @@ def tie_rtol(dtype) -> float:
 def best_voter(candidates: Candidates, dtype) -> Learner:
     """The weak learner of discrete boosting: the voter of ``[H, -H]`` (or ``[S, -S]``) with
     the largest edge ``sum_i a_i h(x_i)`` (ties, to :func:`tie_rtol`: the lowest index,
-    :func:`best_signed`), and its votes in ``dtype``."""
+    :func:`best_signed`), and its votes in ``dtype``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> learn = best_voter(dense_candidates(H, jnp.float32), jnp.float32)
+      >>> index, votes = learn(jnp.array([0.25, 0.25, 0.25, -0.25]))  # a = u * y
+      >>> int(index), votes.tolist()  # every edge H^T a is 0: a tie, the first +h
+      (0, [1.0, 1.0, -1.0, 1.0])
+    """
 
     def learn(a):
         edges = jnp.where(candidates.valid, candidates.edges(a), jnp.nan)
@@ -149,7 +178,15 @@ def best_voter(candidates: Candidates, dtype) -> Learner:
 
 
 def initial_distribution(sample_weight, y):
-    """The example weights ``sample_weight / sum(sample_weight)`` (uniform when ``None``)."""
+    """The example weights ``sample_weight / sum(sample_weight)`` (uniform when ``None``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> y = jnp.array([1., -1., 1., -1.])
+      >>> w = jnp.array([1., 1., 2., 0.])
+      >>> initial_distribution(None, y).tolist(), initial_distribution(w, y).tolist()
+      ([0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.5, 0.0])
+    """
     v = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
     return v / jnp.sum(v)
 
@@ -166,6 +203,17 @@ def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, re
       ``(selected, alphas, errors, records)``: per round, the index (``-1`` when no vote),
       ``alpha`` (0 when no vote), ``sum_wrong u / sum u`` (NaN when no vote) and
       ``record(f)`` after the round, with ``record(0)`` prepended (``T + 1`` entries).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> rule = lambda right, wrong: (0.5 * jnp.log(right / wrong), wrong < right, wrong <= 0)
+      >>> learn = best_voter(dense_candidates(H, jnp.float32), jnp.float32)
+      >>> sel, alphas, errors, f = boosting_scan(
+      ...     learn, y, 3, lambda w: w, rule, lambda f: f, jnp.full(4, 0.25))
+      >>> sel.tolist(), [round(float(e), 4) for e in errors], bool(jnp.all(jnp.sign(f[-1]) == y))
+      ([0, 4, 5], [0.25, 0.1667, 0.1], True)
     """
 
     def body(carry, _):
@@ -215,6 +263,12 @@ def matrix_free_slots(voters: Any, selected: jax.Array) -> MatrixFreeSlots:
     The slot of each round is where :func:`pacbound.solvers.candidates.stump_posterior` puts
     a unit mass on that round alone (one ``jax.vmap`` over the ``T`` unit masses, ``O(T^2)``
     like the merge itself), so that every prefix of the rounds merges as the whole run does.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> matrix_free_slots(H, jnp.array([0, 4])) == MatrixFreeSlots()  # dense H: no slots
+      True
     """
     if not hasattr(voters, "candidate_edges"):
         return MatrixFreeSlots()
@@ -227,7 +281,14 @@ def matrix_free_slots(voters: Any, selected: jax.Array) -> MatrixFreeSlots:
 
 def kept_rounds(selected: jax.Array, rounds: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``(kept, rounds)``: which of the ``T`` rounds are among the first ``rounds`` (traced,
-    clipped to ``[1, T]``) and the clipped ``rounds``."""
+    clipped to ``[1, T]``) and the clipped ``rounds``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> kept, rounds = kept_rounds(jnp.array([0, 4, 2]), 2)
+      >>> kept.tolist(), int(rounds)
+      ([True, True, False], 2)
+    """
     n_rounds = selected.shape[-1]
     rounds = jnp.clip(jnp.asarray(rounds, jnp.int32), 1, n_rounds)
     return jnp.arange(n_rounds) < rounds, rounds
@@ -235,13 +296,28 @@ def kept_rounds(selected: jax.Array, rounds: jax.Array) -> tuple[jax.Array, jax.
 
 def held_after(record: jax.Array, index: jax.Array) -> jax.Array:
     """``record`` with every entry after ``index`` replaced by ``record[index]`` (the value a
-    run that stopped there keeps)."""
+    run that stopped there keeps).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> held_after(jnp.array([4., 3., 2., 1.]), 1).tolist()
+      [4.0, 3.0, 3.0, 3.0]
+    """
     return jnp.where(jnp.arange(record.shape[-1]) <= index, record, record[index])
 
 
 def prefix_info(info: Any, kept: jax.Array) -> Any:
     """A rounds' info (with ``selected``, ``alphas``, ``slots``) where the rounds not
-    ``kept`` read as rounds that did not vote (``-1``, 0, ``-1``)."""
+    ``kept`` read as rounds that did not vote (``-1``, 0, ``-1``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
+      >>> prefix_info(info, jnp.array([True, False, False])).selected.tolist()
+      [0, -1, -1]
+    """
     slots = None if info.slots is None else jnp.where(kept, info.slots, -1)
     return info._replace(
         selected=jnp.where(kept, info.selected, -1),
@@ -258,6 +334,15 @@ def rounds_result(info: Any, n_columns: int, objective, converged, stumps=None) 
     of the ``T`` rounds' stump slots (``info.slots``; ``n_columns`` is then not used)
     (:func:`pacbound.solvers.candidates.posterior_over_columns`; an empty vote is the uniform
     ``q``); ``weights = q[:n] - q[n:]``; ``steps`` counts the rounds that voted.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
+      >>> r = rounds_result(info, 3, info.losses[-1], True)
+      >>> [round(float(v), 3) for v in r.q], int(r.steps)
+      ([0.224, 0.0, 0.0, 0.0, 0.328, 0.448], 3)
     """
     n = n_columns if info.slots is None else info.slots.shape[-1]
     index = info.selected if info.slots is None else info.slots
@@ -273,6 +358,15 @@ def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) ->
 
     ``converged``: boosting ended within those rounds, as the algorithm prescribes (a round
     with no better-than-chance learner, which does not vote, or a perfect learner, error 0).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
+      >>> r = scan_after_rounds(info, 2, 3, None, "losses")  # the first 2 rounds
+      >>> int(r.steps), round(float(r.objective), 4) == round(float(info.losses[2]), 4)
+      (2, True)
     """
     kept, rounds = kept_rounds(info.selected, rounds)
     converged = jnp.any(kept & ((info.selected < 0) | (info.errors <= 0)))
@@ -285,7 +379,16 @@ def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) ->
 def matrix_free_inputs(search: Any, y: ArrayLike) -> tuple[jax.Array, int]:
     """``(y, m)`` for a learner over a stump search: the labels in the computation dtype (the
     wider of their float dtype and the search's) and the number of training examples (the
-    length of a candidate's votes, from its shapes alone)."""
+    length of a candidate's votes, from its shapes alone).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
+      >>> y, m = matrix_free_inputs(search, [1, 1, 1, -1, -1, -1])
+      >>> str(y.dtype), m
+      ('float32', 6)
+    """
     leaves, treedef = jax.tree.flatten(search)
     dtype = float_dtype(*leaves, y)
     shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in leaves)

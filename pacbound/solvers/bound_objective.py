@@ -38,7 +38,17 @@ def objective(bound: Bound, stats: VoteStatistics, delta, log_c) -> tuple[jax.Ar
     ``C = exp(log_c)`` within the grid's range, level ``delta / k``) and the value whose
     gradient is followed: ``1 + mcallester`` where a bound with a flat region is ``>= 1``
     (a C-bound form is the constant 1 where ``mu1 <= 0``; a bound clipped at 1 is flat above
-    it), until the bound becomes informative."""
+    it), until the bound becomes informative.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.certify import VoteStatistics, as_bound
+      >>> f32 = jnp.float32
+      >>> stats = VoteStatistics(f32(-0.1), f32(0.5), 0.0, f32(0.0), f32(100))
+      >>> surrogate, value = objective(as_bound("cbound_roy2016"), stats, 0.05, 0.0)  # mu1 <= 0
+      >>> float(value), bool(surrogate > 1.0)  # the gradient follows 1 + McAllester instead
+      (1.0, True)
+    """
     value = bound_value(bound, stats, delta, log_c)
     if not BOUNDS[bound.name].flat:
         return value, value
@@ -51,7 +61,15 @@ def run_optimizer(loss_fn: Callable, params, optimizer, steps: int, keep_best: b
     ``lax.scan``; returns the final parameters, the ``(steps,)`` values before each step and
     the value at the final parameters (one more pass, whose update is discarded). With
     ``keep_best`` (static), the parameters of the smallest value met (the final ones included)
-    and that value instead of the final ones."""
+    and that value instead of the final ones.
+
+    Example:
+      >>> import jax.numpy as jnp, optax
+      >>> loss = lambda p, t: ((p - 3.0) ** 2, (p - 3.0) ** 2)  # (surrogate, value)
+      >>> params, values, final = run_optimizer(loss, jnp.float32(0.0), optax.sgd(0.25), 10)
+      >>> round(float(params), 3), values.shape, float(final) < float(values[0])
+      (2.997, (10,), True)
+    """
 
     def step(carry, t):
         params, state, best = carry
@@ -77,7 +95,15 @@ def run_optimizer(loss_fn: Callable, params, optimizer, steps: int, keep_best: b
 
 def batch_rows(key, t, m: int, batch_size: int | None, *arrays):
     """The rows of ``arrays`` for step ``t``: all of them, or ``batch_size`` drawn uniformly
-    with replacement (an unbiased estimate of every mean over the sample)."""
+    with replacement (an unbiased estimate of every mean over the sample).
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> x = jnp.arange(6.0)
+      >>> key = jax.random.key(0)
+      >>> batch_rows(key, 0, 6, None, x)[0].shape, batch_rows(key, 0, 6, 2, x)[0].shape
+      ((6,), (2,))
+    """
     if batch_size is None:
         return arrays
     idx = jax.random.randint(jax.random.fold_in(key, t), (batch_size,), 0, m)
@@ -86,7 +112,15 @@ def batch_rows(key, t, m: int, batch_size: int | None, *arrays):
 
 def check_run(delta: ArrayLike, max_iter: int, batch_size: int | None) -> None:
     """The optimizer loop's arguments (shared with :mod:`pacbound.solvers.gaussian_mixture`):
-    ``delta`` in ``(0, 1]``, ``max_iter >= 1`` and ``batch_size`` ``None`` or ``>= 1``."""
+    ``delta`` in ``(0, 1]``, ``max_iter >= 1`` and ``batch_size`` ``None`` or ``>= 1``.
+
+    Example:
+      >>> check_run(0.05, 100, None)
+      >>> check_run(0.05, 100, 0)
+      Traceback (most recent call last):
+      ...
+      ValueError: ...
+    """
     check_delta(delta)
     check_positive_int("max_iter", max_iter)
     if batch_size is not None:
@@ -94,7 +128,15 @@ def check_run(delta: ArrayLike, max_iter: int, batch_size: int | None) -> None:
 
 
 def cast_bound(bound: Bound, dtype) -> Bound:
-    """``bound`` with its numbers in the working dtype (no float64 creeping into float32 runs)."""
+    """``bound`` with its numbers in the working dtype (no float64 creeping into float32 runs).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.certify import as_bound
+      >>> b = cast_bound(as_bound("catoni"), jnp.float32)
+      >>> b.name, str(b.c_grid.dtype)
+      ('catoni', 'float32')
+    """
     return jax.tree.map(lambda x: jnp.asarray(x, dtype), bound)
 
 

@@ -70,6 +70,13 @@ def dense_candidates(H: jax.Array, dtype) -> Candidates:
 
     ``H`` is prepared once (:func:`pacbound.solvers.edges.prepare_votes`: integer votes are
     stored transposed as int8 and multiplied exactly); the computation runs in ``dtype``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> c = dense_candidates(H, jnp.float32)
+      >>> c.edges(jnp.array([1., 1., -1., -1.])).tolist(), c.votes(jnp.int32(2)).tolist()
+      ([[2.0, -2.0, -2.0]], [-1.0, 1.0, 1.0, 1.0])
     """
     prepared = prepare_votes(H, dtype)
     n = H.shape[1]
@@ -91,6 +98,13 @@ def search_candidates(search: Any, dtype) -> Candidates:
     ``search`` provides ``candidate_edges(a)``, ``candidate_mask()``,
     ``candidate_votes(b, dtype)`` and ``candidate_stumps(b)``; stumps vote ``±1``, so
     ``sum_i w_i h(x_i)^2 = sum_i w_i``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> c = search_candidates(voters.stump_search(jnp.arange(6.0).reshape(6, 1)), jnp.float32)
+      >>> c.valid.shape, int(c.valid.sum())  # 5 thresholds split 6 distinct values
+      ((1, 16), 5)
     """
 
     def edges(a):
@@ -107,13 +121,26 @@ def search_candidates(search: Any, dtype) -> Candidates:
 
 def complemented_index(base: jax.Array, negative: jax.Array, size: int) -> jax.Array:
     """The index of ``+h_base`` (``base``) or ``-h_base`` (``size + base``) in the
-    self-complemented set; int32."""
+    self-complemented set; int32.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> complemented_index(jnp.array([0, 2]), jnp.array([False, True]), 3).tolist()  # +h_0, -h_2
+      [0, 5]
+    """
     return (base + jnp.where(negative, size, 0)).astype(jnp.int32)
 
 
 def split_index(index: jax.Array, size: int) -> tuple[jax.Array, jax.Array]:
     """``(base, sign)`` of a self-complemented index (``sign`` is ``+1`` / ``-1``; an index
-    ``< 0``, no choice, gives base 0 and sign 0)."""
+    ``< 0``, no choice, gives base 0 and sign 0).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> base, sign = split_index(jnp.array([0, 5, -1]), 3)
+      >>> base.tolist(), sign.tolist()
+      ([0, 2, 0], [1, -1, 0])
+    """
     base = jnp.where(index >= 0, index % size, 0)
     sign = jnp.where(index < 0, 0, jnp.where(index < size, 1, -1))
     return base.astype(jnp.int32), sign
@@ -121,7 +148,14 @@ def split_index(index: jax.Array, size: int) -> tuple[jax.Array, jax.Array]:
 
 def posterior_over_columns(index: jax.Array, mass: jax.Array, n: int) -> jax.Array:
     """Masses ``mass`` (``(T,)``, ``>= 0``) put on self-complemented indices ``index`` (``-1``:
-    none), summed per column of ``[H, -H]`` and normalized (uniform for an empty vote)."""
+    none), summed per column of ``[H, -H]`` and normalized (uniform for an empty vote).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> q = posterior_over_columns(jnp.array([0, 4, 0, -1]), jnp.array([1., 2., 1., 5.]), 3)
+      >>> q.tolist()  # h_0 got 1 + 1, -h_1 got 2; index -1 is no vote
+      [0.5, 0.0, 0.0, 0.0, 0.5, 0.0]
+    """
     slot = jnp.where(index >= 0, index, 2 * n)
     return complemented_posterior(jnp.zeros(2 * n, mass.dtype).at[slot].add(mass, mode="drop"))
 
@@ -134,6 +168,14 @@ def stump_posterior(search: Any, index: jax.Array, mass: jax.Array):
     so that no voter is listed twice with mass: ``q`` is then a distribution over distinct
     voters, as its KL to a prior over all candidates needs. An empty vote gives the uniform
     ``q`` (vote 0).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
+      >>> stumps, q = stump_posterior(search, jnp.array([0, 0, -1]), jnp.array([1., 1., 1.]))
+      >>> [round(float(v), 3) for v in q]  # a stump chosen twice keeps all on its first slot
+      [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     """
     size = search.candidate_mask().size
     base, sign = split_index(index, size)

@@ -114,13 +114,31 @@ def truncate_cbboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
     their length ``T``, and a matrix-free result its ``T`` stump slots). For one result
     (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of the four
     CB-Boost learners (``traits(cbboost).truncate``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cbboost(H, y, 3)
+      >>> [round(float(truncate_cbboost(r, t).objective), 4) for t in (1, 2, 3)]
+      [0.75, 0.5, 0.25]
     """
     return _after_rounds(result.info, rounds, result.q.shape[-1] // 2, result.stumps)
 
 
 def weights_after(result: LearnerResult, rounds: ArrayLike) -> jax.Array:
     """``truncate_cbboost(result, rounds).q``: the posterior after the first ``rounds``
-    rounds."""
+    rounds.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cbboost(H, y, 3)
+      >>> q = weights_after(r, 1)
+      >>> [round(float(v), 3) for v in q], bool(jnp.allclose(q, truncate_cbboost(r, 1).q))
+      ([1.0, 0.0, 0.0, 0.0, 0.0, 0.0], True)
+    """
     return truncate_cbboost(result, rounds).q
 
 
@@ -202,6 +220,14 @@ def cbboost(
     Raises:
       ValueError: for a malformed ``H``/``y``/``sample_weight``, labels other than ±1 (or a
         single class), NaN votes, a negative ``tol``, or ``n_rounds < 1``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cbboost(H, y, 3)  # objective: the C-bound of the vote
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.objective), 4), int(r.steps)
+      (0.0, 0.25, 3)
     """
     return _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, False)
 
@@ -222,6 +248,14 @@ def gbcbboost(
     where Theorem 3 applies (``-dC/dalpha_k = 2 gamma(F) / nu(F)^2`` times the closed form's
     numerator ``gamma(h_k) nu(F) - gamma(F) tau(F, h_k)``), then Theorem 3's step. Same
     arguments, result and stopping rule as :func:`cbboost`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = gbcbboost(H, y, 3)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.objective), 4), int(r.steps)
+      (0.0, 0.25, 3)
     """
     return _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, True)
 
@@ -248,6 +282,15 @@ def cbboost_stumps(
     its weight on its first slot) and ``q`` is over their ``[S, -S]``; evaluate the vote on
     new points with ``voters.stumps_vote(r.stumps, r.weights, X)``; ``info.n_candidates``
     counts the stumps searched.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = cbboost_stumps(voters.stump_search(X), y, 3)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
     """
     return _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, False)
 
@@ -263,5 +306,15 @@ def gbcbboost_stumps(
     tol: ArrayLike = 0.0,
 ) -> LearnerResult:
     """GB-CB-Boost (bauvin2020 §3.2) over every decision stump of a search, matrix-free: the
-    steepest direction of :func:`gbcbboost` over the candidates of :func:`cbboost_stumps`."""
+    steepest direction of :func:`gbcbboost` over the candidates of :func:`cbboost_stumps`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = gbcbboost_stumps(voters.stump_search(X), y, 3)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
+    """
     return _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, True)

@@ -60,6 +60,11 @@ def one_direction_step(
     ``tau < gamma(F) nu(h) / gamma(h)`` (positive denominator) and a positive numerator
     (``alpha* > 0``; the paper's statement leaves it implicit: otherwise ``C`` increases along
     ``alpha >= 0``). The decrease is Property 1's ``S = C(F) - C(F + alpha* h)``.
+
+    Example:
+      >>> s = one_direction_step(0.5, 1.0, 0.5, 1.0, 0.0)  # F, h: margin 1/2, uncorrelated
+      >>> round(float(s.step), 4), round(float(s.cbound), 4), bool(s.valid)  # C-bound 3/4 -> 1/2
+      (1.0, 0.5, True)
     """
     num, den, gram, valid = _terms(gamma_f, nu_f, gamma_h, nu_h, tau)
     step = jnp.where(valid, num / jnp.where(valid, den, 1), 0)
@@ -117,6 +122,15 @@ def boost_rounds(
     or, for GB-CB-Boost, by Theorem 3's numerator; ties go to the lowest index of the
     self-complemented set (:func:`pacbound.solvers.boosting.best_signed`). Round 0 is the
     best-margin voter; a round whose best decrease is ``<= tol`` is idle (``-1``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.candidates import dense_candidates
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = boost_rounds(dense_candidates(H, jnp.float32), y, jnp.ones(4), 3, True, 0.0, False)
+      >>> r.selected.tolist(), [round(float(c), 4) for c in r.cbounds]
+      ([0, 4, 5], [0.75, 0.5, 0.25])
     """
     gamma_h, nu_h, negative = _signed_candidates(candidates, y, w)
     sign = jnp.where(negative, -1, 1).astype(y.dtype)

@@ -175,7 +175,15 @@ class ColumnGenerationSpec(NamedTuple):
 
 # --------------------------------------------------------------------- the boundary
 def is_search(votes: Any) -> bool:
-    """Whether ``votes`` is a stump search (it has the ``candidate_*`` methods)."""
+    """Whether ``votes`` is a stump search (it has the ``candidate_*`` methods).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1)
+      >>> is_search(voters.stump_search(X)), is_search(voters.votes(voters.fit_stumps(X), X))
+      (True, False)
+    """
     methods = ("candidate_edges", "candidate_mask", "candidate_votes", "candidate_stumps")
     return all(callable(getattr(votes, name, None)) for name in methods)
 
@@ -201,6 +209,13 @@ def prepare(
 
     ``votes`` is ``H`` ``(m, n)`` or, ``matrix_free``, a stump search. The dtype is float64 when
     ``H`` (the search's thresholds) or ``y`` is, float32 otherwise.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y, w = prepare(H, jnp.array([1, 1, -1, -1]), None, False)  # integer labels
+      >>> str(y.dtype), w.tolist()
+      ('float32', [1.0, 1.0, 1.0, 1.0])
     """
     if matrix_free:
         m, thresholds = _search_sample(votes)
@@ -217,7 +232,15 @@ def prepare(
 
 def check_options(tol, max_iter, master_tol, master_max_iter) -> None:
     """The options every learner shares: ``tol >= 0``, ``max_iter`` a positive int,
-    ``master_tol > 0`` (or ``None``), ``master_max_iter >= 1``."""
+    ``master_tol > 0`` (or ``None``), ``master_max_iter >= 1``.
+
+    Example:
+      >>> check_options(1e-6, 100, None, 100)
+      >>> check_options(1e-6, 0, None, 100)
+      Traceback (most recent call last):
+      ...
+      ValueError: ...
+    """
     check_scalar("tol", tol, 0.0)
     check_positive_int("max_iter", max_iter)
     if master_tol is not None:
@@ -226,7 +249,14 @@ def check_options(tol, max_iter, master_tol, master_max_iter) -> None:
 
 
 def column_candidates(votes: Any, dtype, matrix_free: bool) -> Candidates:
-    """The base voters of ``votes``: the columns of ``H`` or every stump of a search."""
+    """The base voters of ``votes``: the columns of ``H`` or every stump of a search.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> column_candidates(H, jnp.float32, False).size  # the 3 columns (and their complements)
+      3
+    """
     if matrix_free:
         return search_candidates(votes, dtype)
     return dense_candidates(votes, dtype)
@@ -235,13 +265,32 @@ def column_candidates(votes: Any, dtype, matrix_free: bool) -> Candidates:
 @functools.partial(jax.jit, static_argnames="matrix_free")
 def largest_margin(votes: Any, y: jax.Array, w: jax.Array, matrix_free: bool) -> jax.Array:
     """``max_h sum_k w_k y_k h(x_k) / sum_k w_k`` over ``[H, -H]`` (or every stump and its
-    complement): the best single voter's weighted mean margin."""
+    complement): the best single voter's weighted mean margin.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> float(largest_margin(H, y, jnp.ones(4), False))  # every voter errs once: 3/4 - 1/4
+      0.5
+    """
     candidates = column_candidates(votes, y.dtype, matrix_free)
     return jnp.max(complemented_edges(candidates, w * y / jnp.sum(w)))
 
 
 def check_reachable(name: str, value, votes, y, w, matrix_free: bool, what: str) -> None:
-    """Raise when ``value`` exceeds the largest candidate margin (checked only when concrete)."""
+    """Raise when ``value`` exceeds the largest candidate margin (checked only when concrete).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y, w = jnp.array([1., 1., -1., -1.]), jnp.ones(4)
+      >>> check_reachable("mu", 0.5, H, y, w, False, "the best voter's margin")
+      >>> check_reachable("mu", 0.6, H, y, w, False, "the best voter's margin")
+      Traceback (most recent call last):
+      ...
+      ValueError: ...
+    """
     if not is_concrete(value, y, w):
         return
     largest = float(largest_margin(votes, y, w, matrix_free))
@@ -292,7 +341,16 @@ def fit(
 ) -> LearnerResult:
     """Check the arguments, then run the jitted Algorithm 1 with ``spec``'s master over ``H``
     or (``matrix_free``) every stump of a search; the arguments are those of the module
-    docstring."""
+    docstring.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.cqboost import CQBOOST
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> r = fit(CQBOOST, H, jnp.array([1., 1., -1., -1.]), 0.3, None, 1e-6, 5, None, 1000)
+      >>> round(float(r.q.sum()), 4), int(r.steps)
+      (1.0, 4)
+    """
     y, w = prepare(votes, y, sample_weight, matrix_free)
     check_options(tol, max_iter, master_tol, master_max_iter)
     spec.check(value, votes, y, w, matrix_free)

@@ -83,14 +83,31 @@ class RestrictedMaster(NamedTuple):
 
 def complemented_edges(candidates: Candidates, a: jax.Array) -> jax.Array:
     """``(2 size,)`` edges ``sum_k a_k s h_b(x_k)`` of ``[+h_b, -h_b]`` in the order of
-    :func:`~pacbound.solvers.candidates.complemented_index`; ``-inf`` where ``b`` is no voter."""
+    :func:`~pacbound.solvers.candidates.complemented_index`; ``-inf`` where ``b`` is no voter.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.candidates import dense_candidates
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> a = jnp.array([1., 1., -1., -1.])
+      >>> complemented_edges(dense_candidates(H, jnp.float32), a).tolist()  # [H, -H]
+      [2.0, -2.0, -2.0, -2.0, 2.0, 2.0]
+    """
     edges = candidates.edges(a).ravel()
     valid = jnp.tile(candidates.valid.ravel(), 2)
     return jnp.where(valid, jnp.concatenate([edges, -edges]), -jnp.inf)
 
 
 def complemented_votes(candidates: Candidates, index: jax.Array, dtype) -> jax.Array:
-    """``(m,)`` votes ``s h_b(x_k)`` of the self-complemented candidate ``index``."""
+    """``(m,)`` votes ``s h_b(x_k)`` of the self-complemented candidate ``index``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.candidates import dense_candidates
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> complemented_votes(dense_candidates(H, jnp.float32), jnp.int32(4), jnp.float32).tolist()
+      [-1.0, 1.0, -1.0, -1.0]
+    """
     base, sign = split_index(index, candidates.size)
     return sign.astype(dtype) * candidates.votes(base).astype(dtype)
 
@@ -151,6 +168,20 @@ def column_generation(
 
     Stops once the most violating candidate's ``edge - nu`` is ``<= tol`` plus the edges'
     rounding level (``4 eps_mach sum_k |alpha_k|``), or when ``max_iter`` are selected.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.candidates import dense_candidates
+      >>> from pacbound.solvers.column_generation import LearnerProblem
+      >>> from pacbound.solvers.cqboost import CQBOOST
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> f32 = jnp.float32
+      >>> problem = LearnerProblem(y, jnp.ones(4), f32(0.3), f32(1e-5), jnp.int32(1000))
+      >>> candidates = dense_candidates(H, f32)
+      >>> run = column_generation(CQBOOST.master, problem, candidates, y, f32(1e-6), 5)
+      >>> int(run.count), bool(run.converged)
+      (4, True)
     """
     m, dtype = y.shape[0], y.dtype
     empty = master.empty(problem, max_iter)

@@ -21,7 +21,13 @@ __all__ = ["coordinate_minimizer", "exp_difference", "loss_slope", "loss_slope_c
 
 
 def exp_difference(a, b):
-    """``e^a - e^b`` without ``inf - inf``: ``+-inf`` on overflow, never NaN."""
+    """``e^a - e^b`` without ``inf - inf``: ``+-inf`` on overflow, never NaN.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> round(float(exp_difference(1.0, 0.0)), 4), float(exp_difference(1000.0, 0.0))
+      (1.7183, inf)
+    """
     gap = -jnp.expm1(-jnp.abs(a - b))
     return jnp.where(a == b, 0.0, jnp.sign(a - b) * jnp.exp(jnp.maximum(a, b)) * gap)
 
@@ -34,6 +40,13 @@ def loss_slope_coefficients(state, z, z2, w_k, C, gamma, n, loss, s):
     k u} - e^{c1 - k u}`` with ``k = 1/(n gamma)``, ``c0 = ln(C/gamma) + ln sum_{z<0} s D -
     w_k / gamma`` and ``c1 = ln(C/gamma) + ln sum_{z>0} s D + w_k / gamma`` (``z = y h`` in
     ``{-1, 0, 1}``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> D, z, s = jnp.array([-0.5, -1.0]), jnp.array([1., -1.]), jnp.ones(2)
+      >>> c0, c1 = loss_slope_coefficients(D, z, 2.0, 0.0, 1.0, 1.0, 2, "quadratic", s)
+      >>> float(c0), float(c1)  # 2 (sum s D z - 0 * 2) = 2 * 0.5, 2 * 2 / 2
+      (1.0, 2.0)
     """
     if loss == "quadratic":
         scale = 2.0 * C / gamma**2
@@ -46,7 +59,15 @@ def loss_slope_coefficients(state, z, z2, w_k, C, gamma, n, loss, s):
 
 
 def loss_slope(coef, u, n, gamma, loss):
-    """The slope ``l(u)`` from its :func:`loss_slope_coefficients` ``coef``."""
+    """``l(u)`` from :func:`loss_slope_coefficients`: ``c0 + c1 u`` (quadratic loss) or
+    ``e^{c0 + k u} - e^{c1 - k u}`` with ``k = 1/(n gamma)`` (exponential loss).
+
+    Example:
+      >>> loss_slope((1.0, 2.0), 0.5, 3, 0.1, "quadratic")  # c0 + c1 u
+      2.0
+      >>> round(float(loss_slope((0.0, 0.0), 0.0, 3, 0.1, "exponential")), 4)  # e^0 - e^0
+      0.0
+    """
     c0, c1 = coef
     if loss == "quadratic":
         return c0 + c1 * u
@@ -69,7 +90,16 @@ def _bisect(g, lo, hi, steps):
 
 
 def coordinate_minimizer(slope, relaxation, dtype):
-    """``u`` in ``[-1, 1]`` minimizing the 1-D objective whose loss derivative is ``slope``."""
+    """``u`` in ``[-1, 1]`` minimizing the 1-D objective whose loss derivative is ``slope``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> u = coordinate_minimizer(lambda u: u - 0.5, "l2", jnp.float32)  # root of u - 0.5 + 2 u
+      >>> round(float(u), 4)
+      0.1667
+      >>> float(coordinate_minimizer(lambda u: 0.5 + 0 * u, "l1", jnp.float32))  # |slope| <= 1: 0
+      0.0
+    """
     steps = jnp.finfo(dtype).nmant + 3
     one = jnp.ones((), dtype)
     if relaxation == "kl":  # eq. 4: dKL/dv = (1/2) ln((1 + u) / (1 - u)) = atanh(u)

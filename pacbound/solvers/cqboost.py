@@ -89,6 +89,13 @@ def cqboost_max_mu(votes: Any, y: ArrayLike, sample_weight: ArrayLike | None = N
         complement).
       y: ``(m,)`` labels in ``{-1, +1}``.
       sample_weight: ``(m,)`` example weights ``>= 0`` (``None``: all 1).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> float(cqboost_max_mu(H, y))  # each voter (or its complement) has margin 1/2
+      0.5
     """
     matrix_free = is_search(votes)
     y, w = prepare(votes, y, sample_weight, matrix_free)
@@ -144,6 +151,15 @@ def cqboost(
         message names it, :func:`cqboost_max_mu`). Under ``jit`` / ``vmap`` (traced ``mu`` or
         weights: no value checks) an unreachable ``mu`` (e.g. on one fold) gives
         ``converged = False``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cqboost(H, y, 0.3, max_iter=5)
+      >>> F = H @ r.weights
+      >>> float(jnp.mean(jnp.sign(F) != y)), round(float(jnp.mean(y * F)), 3), bool(r.converged)
+      (0.0, 0.3, True)
     """
     return fit(CQBOOST, H, y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter)
 
@@ -173,6 +189,15 @@ def cqboost_stumps(
     Returns:
       :func:`cqboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
       ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = cqboost_stumps(voters.stump_search(X), y, 0.2, max_iter=5)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
     """
     return fit(CQBOOST, search, y, mu, sample_weight, tol, max_iter, master_tol,
                master_max_iter, matrix_free=True)  # fmt: skip

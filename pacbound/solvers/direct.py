@@ -212,6 +212,14 @@ def minimize_bound(
       :class:`~pacbound.solvers.protocol.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
       the vote's weights on ``H``, ``objective`` the bound at ``q`` (at the optimized ``C``
       for grid bounds), ``steps = max_iter``, ``info`` a :class:`DirectInfo`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = minimize_bound(H, y, "seeger", max_iter=20)
+      >>> round(float(r.q.sum()), 4), int(r.steps)  # 4 examples: every bound is vacuous
+      (1.0, 20)
     """
     dtype = float_dtype(H, y)
     bound = cast_bound(as_bound(bound), dtype)

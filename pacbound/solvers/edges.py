@@ -72,6 +72,13 @@ def prepare_votes(H: ArrayLike | PreparedVotes, dtype) -> PreparedVotes:
     already is; float32 ``H`` under float64 is converted once here, not every round).
     Prepared votes are returned as they are (float ones converted to ``dtype`` if needed), so
     :func:`pacbound.solvers.candidates.dense_candidates` takes either.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1], [1, 1, 1]], jnp.int8)
+      >>> v = prepare_votes(H, jnp.float32)  # integer votes: one transposed int8 copy
+      >>> v.data.shape, v.transposed, prepare_votes(H.astype(jnp.float32), jnp.float32).transposed
+      ((3, 4), True, False)
     """
     if isinstance(H, PreparedVotes):
         data = H.data if H.transposed else H.data.astype(dtype)
@@ -95,6 +102,12 @@ def int8_digits(a: jax.Array, n_digits: int) -> tuple[jax.Array, jax.Array]:
 
     Returns:
       ``(digits, scale)``: ``(m, n_digits)`` int8 in ``[-64, 64]`` and a scalar.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> digits, scale = int8_digits(jnp.array([0.75, -0.5]), 2)
+      >>> str(digits.dtype), (scale * (digits[:, 0] + digits[:, 1] / 128.0)).tolist()
+      ('int8', [0.75, -0.5])
     """
     _, exponent = jnp.frexp(jnp.max(jnp.abs(a)))  # max |a| = f 2^e, f in [0.5, 1)
     scale = jnp.ldexp(jnp.ones((), a.dtype), exponent - (_DIGIT_BITS - 1))
@@ -113,7 +126,14 @@ def _n_digits(dtype) -> int:
 
 
 def column_edges(votes: PreparedVotes, a: jax.Array) -> jax.Array:
-    """``H^T a`` (``(n,)``, in ``a``'s dtype) from ``votes = prepare_votes(H, a.dtype)``."""
+    """``H^T a`` (``(n,)``, in ``a``'s dtype) from ``votes = prepare_votes(H, a.dtype)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1], [1, 1, 1]], jnp.int8)
+      >>> column_edges(prepare_votes(H, jnp.float32), jnp.array([1., 1., -1., -1.])).tolist()
+      [2.0, -2.0, -2.0]
+    """
     if not votes.transposed:
         return a @ votes.data
     digits, scale = int8_digits(a, _n_digits(a.dtype))
@@ -128,13 +148,27 @@ def column_edges(votes: PreparedVotes, a: jax.Array) -> jax.Array:
 
 def square_edges(votes: PreparedVotes, w: jax.Array) -> jax.Array:
     """``sum_i w_i h_j(x_i)^2`` for every column: one fused pass over float votes, one int8
-    product with ``|H| = H^2`` for int8 votes (XLA:CPU reduces int8 several times slower)."""
+    product with ``|H| = H^2`` for int8 votes (XLA:CPU reduces int8 several times slower).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 0., -1.], [1., -1., 0.]])
+      >>> square_edges(prepare_votes(H, jnp.float32), jnp.array([0.25, 0.75])).tolist()
+      [1.0, 0.75, 0.25]
+    """
     if votes.transposed:
         return column_edges(PreparedVotes(jnp.abs(votes.data)), w)
     return jnp.sum(w[:, None] * votes.data**2, axis=0)
 
 
 def votes_column(votes: PreparedVotes, k: jax.Array, dtype) -> jax.Array:
-    """Column ``k`` of ``H`` in ``dtype``, ``(m,)``, from ``votes = prepare_votes(H, ...)``."""
+    """Column ``k`` of ``H`` in ``dtype``, ``(m,)``, from ``votes = prepare_votes(H, ...)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1, 1, -1], [1, -1, 1], [-1, 1, 1], [1, 1, 1]], jnp.int8)
+      >>> votes_column(prepare_votes(H, jnp.float32), jnp.int32(2), jnp.float32).tolist()
+      [-1.0, 1.0, 1.0, 1.0]
+    """
     axis = 0 if votes.transposed else 1
     return lax.dynamic_index_in_dim(votes.data, k, axis=axis, keepdims=False).astype(dtype)

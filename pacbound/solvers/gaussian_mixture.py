@@ -105,7 +105,14 @@ def mixture_votes(
     centers: ArrayLike, weights: ArrayLike, Phi: ArrayLike, voters: str = "classifier"
 ) -> jax.Array:
     """The vote ``E_{v~Q} h_v(x) = sum_i q_i E_{v~N(w_i, I)} h_v(x)`` on every row of ``Phi``,
-    in ``[-1, 1]`` (roy2016 §2); the margin is ``y`` times it."""
+    in ``[-1, 1]`` (roy2016 §2); the margin is ``y`` times it.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> Phi = jnp.array([[1., 0.], [-1., 0.], [0., 0.]])
+      >>> [round(float(v), 3) for v in mixture_votes(jnp.array([[5., 0.]]), jnp.ones(1), Phi)]
+      [1.0, -1.0, 0.0]
+    """
     Phi = jnp.asarray(Phi)
     Phi = Phi.astype(float_dtype(Phi))
     return _expected_votes(jnp.asarray(centers, Phi.dtype), Phi, voters) @ jnp.asarray(weights)
@@ -114,7 +121,14 @@ def mixture_votes(
 def mixture_predict(
     centers: ArrayLike, weights: ArrayLike, Phi: ArrayLike, voters: str = "classifier"
 ) -> jax.Array:
-    """Labels of the majority vote ``B_Q(x) = sgn E_{v~Q} h_v(x)`` (``+1`` on ties)."""
+    """Labels of the majority vote ``B_Q(x) = sgn E_{v~Q} h_v(x)`` (``+1`` on ties).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> Phi = jnp.array([[1., 0.], [-1., 0.], [0., 0.]])
+      >>> mixture_predict(jnp.array([[5., 0.]]), jnp.ones(1), Phi).tolist()  # +1 on the tie
+      [1.0, -1.0, 1.0]
+    """
     vote = mixture_votes(centers, weights, Phi, voters)
     return jnp.where(vote >= 0, 1.0, -1.0).astype(vote.dtype)
 
@@ -203,6 +217,16 @@ def minimize_mixture_bound(
 
     Returns:
       :class:`~pacbound.solvers.protocol.LearnerResult` with a :class:`MixtureInfo`.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> Phi = jnp.array([[1., 0.5], [1., -0.5], [-1., 0.2], [-1., -0.3]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = minimize_mixture_bound(Phi, y, "seeger", 2, max_iter=20, key=jax.random.key(0))
+      >>> round(float(r.weights.sum()), 4), r.info.centers.shape, int(r.steps)
+      (1.0, (2, 2), 20)
+      >>> float(r.info.majority_vote_risk), 0.0 < float(r.info.certified) <= 1.0
+      (0.0, True)
     """
     check_matrix(Phi, "Phi")
     m, dim = jnp.shape(Phi)

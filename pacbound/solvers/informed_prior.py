@@ -85,6 +85,12 @@ def split_for_prior(m: int, fraction: float, seed: int) -> PriorSplit:
 
     Raises:
       ValueError: ``m < 2`` or ``fraction`` outside ``(0, 1)``.
+
+    Example:
+      >>> split = split_for_prior(10, 0.3, seed=0)
+      >>> every = sorted([*split.prior_part, *split.bound_part]) == list(range(10))
+      >>> len(split.prior_part), len(split.bound_part), every
+      (3, 7, True)
     """
     if int(m) != m or m < 2 or not 0 < fraction < 1:
         raise ValueError(f"need an integer m >= 2 and fraction in (0, 1); got {m!r}, {fraction!r}")
@@ -129,11 +135,18 @@ def informed_prior(learner: PriorLearner, H: ArrayLike, y: ArrayLike, split: Pri
     """Fit on the prior part, turn the result into a prior, fit on the bound part from it and
     certify there (module docstring). Each fit sees only its part's rows of ``H`` and ``y``.
 
-    Example::
+    Example:
+      The sample is two copies of a 4-example set: the prior is learned on the first, the
+      bound computed on the second.
 
-        split = split_for_prior(len(y), 0.5, seed=0)
-        out = informed_prior(dirichlet_prior_learner(), H, y, split)
-        out.bound, out.m  # certificate on the bound part, m = len(split.bound_part)
+      >>> import jax.numpy as jnp, numpy as np
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> split = PriorSplit(np.arange(4), np.arange(4, 8))
+      >>> learner = softmax_prior_learner(max_iter=20)
+      >>> out = informed_prior(learner, jnp.tile(H, (2, 1)), jnp.tile(y, 2), split)
+      >>> out.m, out.prior.shape, 0.0 < float(out.bound) <= 1.0  # a prior over [H, -H]
+      (4, (6,), True)
     """
     H, y = np.asarray(H), np.asarray(y)
     prior_part, bound_part = np.asarray(split.prior_part), np.asarray(split.bound_part)
@@ -149,7 +162,12 @@ def informed_prior(learner: PriorLearner, H: ArrayLike, y: ArrayLike, split: Pri
 
 def smoothed(masses: ArrayLike, smoothing: float = SMOOTHING) -> np.ndarray:
     """``(1 - smoothing) p + smoothing / k``: a learned distribution over ``k`` voters as a
-    prior with every mass positive (float64, summing to 1)."""
+    prior with every mass positive (float64, summing to 1).
+
+    Example:
+      >>> [round(float(p), 4) for p in smoothed([1.0, 0.0], 0.1)]
+      [0.95, 0.05]
+    """
     p = np.asarray(masses, np.float64)
     p = p / p.sum()
     return (1.0 - smoothing) * p + smoothing / p.size
@@ -158,7 +176,17 @@ def smoothed(masses: ArrayLike, smoothing: float = SMOOTHING) -> np.ndarray:
 def dirichlet_prior_learner(bound: str = "seeger", delta: float = 0.05, **options) -> PriorLearner:
     """:func:`~pacbound.solvers.minimize_dirichlet_bound` (``options`` passed on): the prior
     part's learned concentrations ``alpha`` become the prior ``Dir(alpha)`` (data-free default:
-    ``Dir(1, ..., 1)``); the certificate is ``certify_dirichlet``'s ``bound``."""
+    ``Dir(1, ..., 1)``); the certificate is ``certify_dirichlet``'s ``bound``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> learner = dirichlet_prior_learner(max_iter=20)
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = learner.fit(H, y, None)
+      >>> r.q.shape, bool(0.0 < learner.certify(r, H, y, None) <= 1.0)
+      ((6,), True)
+    """
     name = bound if bound.startswith("dirichlet_") else f"dirichlet_{bound}"
 
     def fit(H, y, prior):
@@ -177,7 +205,17 @@ def softmax_prior_learner(
     """:func:`~pacbound.solvers.minimize_bound` with ``posterior="softmax"`` (``options`` passed
     on): the prior part's learned ``q`` over ``[H, -H]`` becomes the prior masses
     (:func:`smoothed`; data-free default: uniform); the certificate is
-    :func:`pacbound.certify.certify`'s ``bound``."""
+    :func:`pacbound.certify.certify`'s ``bound``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> learner = softmax_prior_learner(max_iter=20)
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> prior = learner.to_prior(learner.fit(H, y, None))
+      >>> prior.shape, round(float(prior.sum()), 4), bool(prior.min() > 0)
+      ((6,), 1.0, True)
+    """
 
     def fit(H, y, prior):
         return minimize_bound(H, y, bound, prior=prior, delta=delta, **options)
@@ -190,7 +228,13 @@ def softmax_prior_learner(
 
 def complemented_errors(H: ArrayLike, y: ArrayLike) -> np.ndarray:
     """The ``(m, 2n)`` 0/1 error matrix of ``[H, -H]`` for ``{-1, +1}`` votes (the second-order
-    statistics read pairs of voters, so the complements are materialized here)."""
+    statistics read pairs of voters, so the complements are materialized here).
+
+    Example:
+      >>> import numpy as np
+      >>> complemented_errors(np.array([[1., -1.], [1., 1.]]), np.array([1., -1.])).tolist()
+      [[0.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]]
+    """
     errors = np.asarray(voter_errors(H, y, jnp.result_type(float)))
     return np.concatenate([errors, 1.0 - errors], axis=1)
 
@@ -210,6 +254,15 @@ def second_order_prior_learner(
     ``surrogate``: a function ``(rho, kl, data) -> value`` minimized in place of ``objective``
     (e.g. an unclipped form where the bound is flat at 1); the certificate stays
     ``objective``'s.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> learner = second_order_prior_learner("tnd", steps=10)
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> prior = learner.to_prior(learner.fit(H, y, None))  # the learned rho, smoothed
+      >>> prior.shape, round(float(prior.sum()), 4)
+      ((6,), 1.0)
     """
 
     def data(H, y):

@@ -83,7 +83,17 @@ def soft_margin_spec(cost: float, rho: float) -> ColumnGenerationSpec:
     """The column-generation learner of ``min cost 1^T q + rho/2 q^T q + C sum_k w_k xi_k``
     (``diag(y) H q + xi >= 1``) with hyperparameter ``C``: LPBoost is ``(1, 0)``, CG-Boost
     ``(0, 1)``; ``master_tol`` defaults to ``1e-9`` in float64, ``1e-5`` in float32. Build it
-    once (``jit`` caches on the master's identity)."""
+    once (``jit`` caches on the master's identity).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.column_generation import fit
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = fit(soft_margin_spec(1.0, 0.0), H, y, 1.0, None, 1e-6, 5, None, 100)  # LPBoost
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
+      (0.0, 1.0)
+    """
     master = RestrictedMaster(
         functools.partial(_empty, cost=cost), functools.partial(_solve, cost=cost, rho=rho)
     )
@@ -129,6 +139,15 @@ def lpboost(
       sum (uniform for the empty vote ``q = 0`` of a small ``C``), ``objective``
       ``1^T q + C sum_k w_k xi_k`` at the LP's ``q`` (``info.program_weights``), ``info`` a
       :class:`~pacbound.solvers.column_generation.ColumnGenerationInfo`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = lpboost(H, y, 1.0, max_iter=5)
+      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
+      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
+      (0.0, 1.0, True)
     """
     return fit(LPBOOST, H, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)
 
@@ -157,6 +176,15 @@ def lpboost_stumps(
     Returns:
       :func:`lpboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
       ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = lpboost_stumps(voters.stump_search(X), y, 1.0, max_iter=5)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
     """
     return fit(LPBOOST, search, y, C, sample_weight, tol, max_iter, master_tol,
                master_max_iter, matrix_free=True)  # fmt: skip

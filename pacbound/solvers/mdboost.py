@@ -115,6 +115,15 @@ def mdboost(
       :class:`~pacbound.solvers.protocol.LearnerResult`, ``q`` a distribution over
       ``[H, -H]``, ``objective`` ``(D/2) gamma^T A_w gamma - w^T gamma``, ``info`` a
       :class:`~pacbound.solvers.column_generation.ColumnGenerationInfo`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = mdboost(H, y, 1.0, max_iter=5)
+      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
+      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
+      (0.0, 1.0, True)
     """
     return fit(MDBOOST, H, y, D, sample_weight, tol, max_iter, master_tol, master_max_iter)
 
@@ -143,6 +152,15 @@ def mdboost_stumps(
     Returns:
       :func:`mdboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
       ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = mdboost_stumps(voters.stump_search(X), y, 1.0, max_iter=5)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
     """
     return fit(MDBOOST, search, y, D, sample_weight, tol, max_iter, master_tol,
                master_max_iter, matrix_free=True)  # fmt: skip

@@ -106,6 +106,15 @@ def mincq(
     Raises:
       ValueError: for malformed ``H`` / ``y``, labels other than ±1, bad sample weights or
         tolerances, or an unrealizable ``mu`` (the message gives the largest realizable one).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = mincq(H, y, 0.2)  # the margin's first moment is mu = 0.2
+      >>> F = H @ r.weights
+      >>> float(jnp.mean(jnp.sign(F) != y)), round(float(jnp.mean(y * F)), 3), bool(r.converged)
+      (0.0, 0.2, True)
     """
     check_mincq_inputs(H, y, mu, sample_weight)
     check_tolerances(tol, atol, max_iter)
@@ -131,6 +140,15 @@ def tmincq(
     the same voters) together. Same arguments, checks and result as :func:`mincq`;
     ``info.second_moment`` is the one over ``S ∪ U``. ``sample_weight`` weighs the labeled
     examples, each unlabeled one weighing 1.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = tmincq(H, y, 0.2, H_unlabeled=jnp.array([[1., -1., -1.], [-1., -1., 1.]]))
+      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
+      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
+      (0.0, 1.0, True)
     """
     check_mincq_inputs(H, y, mu, sample_weight, H_unlabeled)
     check_tolerances(tol, atol, max_iter)

@@ -67,14 +67,31 @@ PROX_STEPS = 1  # loop-free Newton steps on the prox's dual per FISTA iteration
 
 
 def default_tol(dtype) -> float:
-    """The default relative gap tolerance: ``1e-6`` in float64, ``1e-5`` in float32."""
+    """The default relative gap tolerance: ``1e-6`` in float64, ``1e-5`` in float32.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> default_tol(jnp.float32), default_tol(jnp.float64)
+      (1e-05, 1e-06)
+    """
     return 1e-6 if dtype == jnp.float64 else 1e-5
 
 
 def initial_lipschitz(problem: MinCqProblem) -> jax.Array:
     """The first step-size constant ``L = 1.01 (2 / n^2) lmax(C)``, ``C = M - b b^T`` (the
     covariance part FISTA steps on), by power iteration to a relative ``1e-4``; a Rayleigh
-    quotient, never above ``lmax(C)``: steps raise it when they meet more curvature."""
+    quotient, never above ``lmax(C)``: steps raise it when they meet more curvature.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.mincq_gap import mincq_problem
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
+      >>> C = p.moment_op - jnp.outer(p.mean_votes, p.mean_votes)
+      >>> largest = (2 / 9) * float(jnp.linalg.eigvalsh(C)[-1])  # the Hessian's
+      >>> float(initial_lipschitz(p)) <= 1.01 * largest * (1 + 1e-5)
+      True
+    """
     op, _, b = problem
     n = b.shape[0]
     start = jax.random.normal(jax.random.key(0), b.shape, b.dtype)
@@ -98,7 +115,19 @@ def _fista_measure(duality_gap):
 def restarted(x, mx, lipschitz, multipliers, k, duality_gap) -> FistaState:
     """A FISTA state at ``x`` (``mx = M x``) with no momentum, its gap measured by
     ``duality_gap`` (:func:`~pacbound.solvers.mincq_gap.gap_measure`); ``multipliers`` the
-    prox's ``(lam, s)``, ``k`` the steps already taken."""
+    prox's ``(lam, s)``, ``k`` the steps already taken.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.mincq_gap import gap_measure, mincq_problem, moment_product, project
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
+      >>> u = project(jnp.zeros(3), p.first_moments / 3, 0.2)
+      >>> pu = moment_product(p.moment_op, u)
+      >>> s = restarted(u, pu, 1.0, jnp.zeros(2), 0, gap_measure(p, 0.2))
+      >>> float(s.t), int(s.k), bool(jnp.all(s.y == s.x)), bool(s.gap >= 0)
+      (1.0, 0, True, True)
+    """
     measured = _fista_measure(duality_gap)(x, mx, multipliers, lipschitz)
     return fista_start(x, mx, lipschitz, multipliers, measured, k)
 
@@ -132,7 +161,19 @@ def fista_phase(
     """Restarted FISTA in ``problem``'s dtype from ``start = (x, L, multipliers, k)`` until the
     certified gap is met (at an iterate on the hyperplane), ``max_iter`` steps in all, or
     ``stall`` iterations without a 0.1% drop of the best gap (in float32 a lane's gap can sit
-    above the estimated rounding floor: the float64 phase then takes over)."""
+    above the estimated rounding floor: the float64 phase then takes over).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.mincq_gap import mincq_problem, project
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
+      >>> u0 = project(jnp.zeros(3), p.first_moments / 3, 0.2)
+      >>> start = (u0, initial_lipschitz(p), jnp.zeros(2), 0)
+      >>> s = fista_phase(p, 0.2, start, 1e-5, 0.0, 100, True, 20)
+      >>> int(s.k) < 100, bool(s.gap <= 1e-5 * float(s.x @ s.px) / 9 + s.gap_info)
+      (True, True)
+    """
     op, m_s, b = problem
     dtype, n = m_s.dtype, m_s.shape[0]
     mu, tol, atol = (jnp.asarray(t, dtype) for t in (mu, tol, atol))
@@ -186,6 +227,15 @@ def solve_mincq(
       :class:`~pacbound.solvers.protocol.LearnerResult` (see
       :func:`~pacbound.solvers.mincq_gap.certified_result`): ``steps`` the FISTA iterations
       (one product with ``M`` each), ``info`` a :class:`~pacbound.solvers.MinCqInfo`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.mincq_gap import mincq_problem
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = solve_mincq(mincq_problem(H, y), 0.2)  # no checks: mincq's jittable core
+      >>> round(float(jnp.mean(y * (H @ r.weights))), 4), bool(r.converged)
+      (0.2, True)
     """
     dtype, n = problem.first_moments.dtype, problem.first_moments.shape[0]
     mu = jnp.asarray(mu, dtype)

@@ -124,6 +124,13 @@ def mincq_problem(
 
     Returns:
       :class:`MinCqProblem`; unvalidated (see :func:`check_mincq_inputs`).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
+      >>> p.first_moments.tolist(), p.moment_op.shape  # m_S = H^T y / m, and M
+      ([0.5, -0.5, -0.5], (3, 3))
     """
     dtype = float_dtype(H, y)
     H, y = jnp.asarray(H, dtype), jnp.asarray(y, dtype)
@@ -145,6 +152,12 @@ def max_realizable_mu(
     Over quasi-uniform ``Q`` (laviolette2011 Definition 5), ``mu1 = m_S^T u / n`` with
     ``u = 2 n Q - 1`` in ``[-1, 1]^n``, maximized at ``u = sign(m_S)``. With ``sample_weight``
     the inner mean is the weighted one, ``sum_i w_i y_i h_j(x_i) / sum_i w_i``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> float(max_realizable_mu(H, jnp.array([1., 1., -1., -1.])))  # mean |m_S| = (1/2 * 3) / 3
+      0.5
     """
     dtype = float_dtype(H, y)
     y = jnp.asarray(y, dtype)
@@ -160,7 +173,18 @@ def check_mincq_inputs(
     H_unlabeled: ArrayLike | None = None,
 ) -> None:
     """The boundary checks of MinCq, TMinCq and the path (values only when concrete):
-    well-formed votes and labels, sample weights, and ``0 < mu <= max_realizable_mu``."""
+    well-formed votes and labels, sample weights, and ``0 < mu <= max_realizable_mu``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> check_mincq_inputs(H, y, 0.2)
+      >>> check_mincq_inputs(H, y, 0.6)  # above max_realizable_mu = 0.5
+      Traceback (most recent call last):
+      ...
+      ValueError: ...
+    """
     check_votes(H, "H")
     check_labels(y, jnp.shape(H)[0])
     check_sample_weight(sample_weight, jnp.shape(H)[0])
@@ -182,7 +206,15 @@ def check_mincq_inputs(
 
 def check_tolerances(tol: ArrayLike | None, atol: ArrayLike, max_iter: ArrayLike) -> None:
     """MinCq's options when concrete: ``tol`` (``None``: the default) and ``atol`` finite and
-    ``>= 0``, ``max_iter >= 0``."""
+    ``>= 0``, ``max_iter >= 0``.
+
+    Example:
+      >>> check_tolerances(None, 0.0, 100)
+      >>> check_tolerances(-1e-6, 0.0, 100)
+      Traceback (most recent call last):
+      ...
+      ValueError: ...
+    """
     if tol is not None:
         check_scalar("tol", tol, 0.0)
     check_scalar("atol", atol, 0.0)
@@ -190,13 +222,28 @@ def check_tolerances(tol: ArrayLike | None, atol: ArrayLike, max_iter: ArrayLike
 
 
 def moment_product(op: jax.Array, u: jax.Array) -> jax.Array:
-    """``M u`` from the Gram matrix or from its factor (a static choice, by shape)."""
+    """``M u`` from the Gram matrix or from its factor (a static choice, by shape).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> V = jnp.array([[1., 0.], [1., 1.], [0., 1.]])  # a factor: M = V^T V
+      >>> moment_product(V, jnp.ones(2)).tolist(), moment_product(V.T @ V, jnp.ones(2)).tolist()
+      ([3.0, 3.0], [3.0, 3.0])
+    """
     return op @ u if op.shape[0] == op.shape[1] else op.T @ (op @ u)
 
 
 def free_set_multiplier(x, g, a):
     """``lam`` minimizing ``|g_F + lam a_F|`` on the free set ``F = {|x_j| < 1}``, and whether
-    ``a_F != 0``."""
+    ``a_F != 0``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> x, g = jnp.array([0., 0.5, 1.]), jnp.array([1., 1., -1.])
+      >>> lam, any_free = free_set_multiplier(x, g, jnp.ones(3))
+      >>> float(lam), bool(any_free)  # g + lam a = 0 on the free set {0, 1}
+      (-1.0, True)
+    """
     free = jnp.abs(x) < 1
     den = jnp.sum(jnp.where(free, a * a, 0))
     return -jnp.sum(jnp.where(free, a * g, 0)) / jnp.where(den > 0, den, 1), den > 0
@@ -209,6 +256,17 @@ def duality_gap(x, g, lam_projection, *, a, mu, eps, diag_max):
     ``eps``, each ``g_j = 2 (M x)_j / n^2`` is off by about ``eps (2 / n^2) max|M| ||x||_2``
     (``|M_ij| <= max_k M_kk``), and ``g^T x``, ``sum |g + lam a|`` by ``sqrt(n) eps |g|^T |x|``;
     the gap moves by that much, so no tolerance below it means much.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import mincq
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.]); p = mincq_problem(H, y)
+      >>> u = 3 * mincq(H, y, 0.2).weights  # the solution's centred weights
+      >>> gap, noise = duality_gap(u, (2 / 9) * moment_product(p.moment_op, u), 0.0,
+      ...                          a=p.first_moments / 3, mu=0.2, eps=1.2e-7, diag_max=1.0)
+      >>> bool(gap < 1e-4)  # mu2(u) - mu2* <= gap: u is optimal
+      True
     """
     lam_fit, any_free = free_set_multiplier(x, g, a)
 
@@ -223,7 +281,17 @@ def duality_gap(x, g, lam_projection, *, a, mu, eps, diag_max):
 
 def gap_measure(problem, mu):
     """``(x, g, lam) -> (gap, noise)`` (:func:`duality_gap`) for ``problem`` in its own
-    dtype."""
+    dtype.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
+      >>> u = project(jnp.array([1., 0., 0.]), p.first_moments / 3, 0.2)  # feasible, not optimal
+      >>> gap, noise = gap_measure(p, 0.2)(u, (2 / 9) * moment_product(p.moment_op, u), 0.0)
+      >>> bool(gap > 0.0), bool(noise < 1e-5)
+      (True, True)
+    """
     op, m_s, _ = problem
     diag = jnp.diag(op) if op.shape[0] == op.shape[1] else jnp.sum(op * op, axis=0)
     eps = jnp.finfo(m_s.dtype).eps
@@ -233,7 +301,14 @@ def gap_measure(problem, mu):
 
 def project(v, a, mu, init=0.0):
     """Euclidean projection onto ``[-1, 1]^n ∩ {a^T u = mu}`` by semismooth Newton on its
-    multiplier (the rank-one prox with ``b = 0``), exact once the free set is right."""
+    multiplier (the rank-one prox with ``b = 0``), exact once the free set is right.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> u = project(jnp.array([2., 0., -1.]), jnp.ones(3) / 3, 0.2)  # box [-1, 1], mean 0.2
+      >>> [round(float(v), 4) for v in u]
+      [1.0, 0.3, -0.7]
+    """
     zero = jnp.zeros_like(v)
     return box_hyperplane_rank_one_prox(v, a, mu, -1, 1, zero, 1.0, (init, 0.0)).x
 
@@ -241,7 +316,16 @@ def project(v, a, mu, init=0.0):
 def kkt_residual(x, g, a) -> jax.Array:
     """``max_j`` violation of stationarity for ``r = g + lam a`` (``lam`` the least-squares
     multiplier on the free set): ``|r_j|`` where ``-1 < x_j < 1``, ``max(r_j sign(x_j), 0)`` at a
-    bound (a bound's multiplier must push inwards)."""
+    bound (a bound's multiplier must push inwards).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> x, a = jnp.array([0., 0.5, 1.]), jnp.ones(3)
+      >>> float(kkt_residual(x, jnp.array([1., 1., -1.]), a))  # stationary; the bound pushes in
+      0.0
+      >>> float(kkt_residual(x, jnp.array([1., 1., 2.]), a))  # x_2 = 1 wants to grow: violated
+      1.0
+    """
     lam, _ = free_set_multiplier(x, g, a)
     r, free = g + lam * a, jnp.abs(x) < 1
     return jnp.max(jnp.where(free, jnp.abs(r), jnp.maximum(r * jnp.sign(x), 0)))
@@ -264,6 +348,15 @@ def certified_result(
       ``Q = (1 + u) / (2 n)``, ``weights = q[:n] - q[n:] = u / n``, ``objective`` Program 1's
       ``Q^T M Q - A^T Q = (mu2 - 1^T M 1 / n^2) / 4``, ``converged`` when the duality gap on
       ``mu2`` is ``<= tol mu2 + atol`` (plus its rounding level), ``info`` a :class:`MinCqInfo`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.]); p = mincq_problem(H, y)
+      >>> r = certified_result(p, 0.2, jnp.array([0.4, -0.4, -0.4]), 0.0, 0, 1e-5, 0.0, True)
+      >>> mean_margin = jnp.mean(y * (H @ r.weights))
+      >>> round(float(r.q.sum()), 4), round(float(mean_margin), 4), bool(r.converged)
+      (1.0, 0.2, True)
     """
     op, m_s, _ = problem
     n = m_s.shape[0]

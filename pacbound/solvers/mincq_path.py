@@ -190,6 +190,16 @@ def solve_mincq_path(
     Returns:
       :class:`~pacbound.solvers.protocol.LearnerResult` whose fields have a leading axis of
       length ``k``, in ``mus``' order (``steps``: products with ``M`` per ``mu``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers.mincq_gap import mincq_problem
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> mus = jnp.array([0.2, 0.1])  # any order; then mincq_path's float32 tol, atol, max_iter
+      >>> r = solve_mincq_path(mincq_problem(H, y), mus, 1e-5, 0.0, 50_000)
+      >>> [round(float(jnp.mean(y * (H @ w))), 4) for w in r.weights], r.converged.tolist()
+      ([0.2, 0.1], [True, True])
     """
     dtype, n = problem.first_moments.dtype, problem.first_moments.shape[0]
     mus = jnp.asarray(mus, dtype)
@@ -253,6 +263,14 @@ def mincq_path(
       ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, ``mus`` not one-dimensional
         and non-empty, a ``mu`` that is not positive or not realizable, or a negative
         tolerance.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = mincq_path(H, y, jnp.array([0.1, 0.2]))  # one result per mu, stacked
+      >>> r.q.shape, [round(float(c), 3) for c in r.objective]
+      ((2, 6), [-0.08, -0.07])
     """
     if np.ndim(mus) != 1 or np.shape(mus)[0] == 0:
         raise ValueError(f"mus must be a non-empty one-dimensional array; got {jnp.shape(mus)}")

@@ -102,7 +102,13 @@ def posterior_from_weights(weights: jax.Array) -> jax.Array:
     """The posterior over ``[H, -H]`` of signed vote weights ``w`` (``(n,)``): ``w_j > 0`` puts
     ``w_j / ||w||_1`` on ``h_j``, ``w_j < 0`` puts ``|w_j| / ||w||_1`` on ``-h_j``; the same vote
     up to the positive scale ``||w||_1``. ``w = 0`` (an empty vote) gives the uniform posterior,
-    whose vote is 0 as well."""
+    whose vote is 0 as well.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> posterior_from_weights(jnp.array([0.5, -1.5])).tolist()  # over [h_0, h_1, -h_0, -h_1]
+      [0.25, 0.0, 0.0, 0.75]
+    """
     total = jnp.sum(jnp.abs(weights))
     n = weights.shape[-1]
     split = jnp.concatenate([jnp.maximum(weights, 0), jnp.maximum(-weights, 0)])
@@ -112,7 +118,15 @@ def posterior_from_weights(weights: jax.Array) -> jax.Array:
 
 def complemented_posterior(masses: jax.Array) -> jax.Array:
     """Non-negative masses over ``[H, -H]`` (``(2n,)``) normalized to a distribution (uniform
-    when they are all 0: the empty vote)."""
+    when they are all 0: the empty vote).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> complemented_posterior(jnp.array([1., 0., 3., 0.])).tolist()
+      [0.25, 0.0, 0.75, 0.0]
+      >>> complemented_posterior(jnp.zeros(4)).tolist()  # the empty vote: uniform
+      [0.25, 0.25, 0.25, 0.25]
+    """
     total = jnp.sum(masses)
     uniform = jnp.full_like(masses, 1.0 / masses.shape[-1])
     return jnp.where(total > 0, masses / jnp.where(total > 0, total, 1), uniform)
@@ -153,10 +167,12 @@ def learner(
 ) -> Callable[[Callable], Callable]:
     """Declare what a learner can do; the decorated function is returned unchanged.
 
-    Example::
-
-        @learner(prefix="n_rounds", truncate=my_truncate)
-        def my_boosting(H, y, n_rounds, *, sample_weight=None): ...
+    Example:
+      >>> def my_truncate(result, n_rounds): ...
+      >>> @learner(prefix="n_rounds", truncate=my_truncate)
+      ... def my_boosting(H, y, n_rounds, *, sample_weight=None): ...
+      >>> traits(my_boosting).prefix, traits(my_boosting).truncate is my_truncate
+      ('n_rounds', True)
     """
     if (prefix is None) != (truncate is None) or (path is None) != (solve_path is None):
         raise ValueError("declare prefix with truncate, and path with solve_path")
@@ -173,7 +189,14 @@ def learner(
 
 def traits(fn: Callable) -> LearnerTraits:
     """The declared traits of a learner, looking through ``functools.partial`` and
-    ``functools.wraps`` (``__wrapped__``); :class:`LearnerTraits` defaults if none."""
+    ``functools.wraps`` (``__wrapped__``); :class:`LearnerTraits` defaults if none.
+
+    Example:
+      >>> import functools
+      >>> from pacbound.solvers import adaboost, mincq
+      >>> traits(adaboost).prefix, traits(functools.partial(mincq, max_iter=10)).path
+      ('n_rounds', 'mu')
+    """
     seen = fn
     while True:
         declared = getattr(seen, _TRAITS, None)

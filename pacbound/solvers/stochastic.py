@@ -231,6 +231,14 @@ def minimize_dirichlet_bound(
         H = votes(fit_stumps(X, 10), X)
         r = minimize_dirichlet_bound(H, y)
         r.info.certified  # Seeger's bound on the stochastic vote's risk
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = minimize_dirichlet_bound(H, y, max_iter=20)
+      >>> round(float(r.q.sum()), 4), 0.0 < float(r.objective) <= 1.0, int(r.steps)
+      (1.0, True, 20)
     """
     name = _bound_name(bound)
     _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight)

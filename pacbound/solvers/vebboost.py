@@ -103,6 +103,14 @@ def truncate_vebboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult
     read as rounds after boosting ended (the arrays keep their length). For one result
     (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
     :func:`vebboost` and :func:`vebboost_stumps`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> one = truncate_vebboost(vebboost(H, y, 0.1, 3), 1)
+      >>> float(jnp.mean(jnp.sign(H @ one.weights) != y)), int(one.steps)
+      (0.25, 1)
     """
     n = result.q.shape[-1] // 2
     return scan_after_rounds(result.info, rounds, n, result.stumps, "costs")
@@ -115,7 +123,16 @@ def veb_cost(
     ``S = sum_i e^{-y_i f_i}`` (``f`` the unnormalized vote ``sum_s alpha_s G^s``).
 
     With example weights ``v``: ``S = sum_i v_i e^{-y_i f_i}``, ``m = sum_i v_i`` and
-    ``sum_i v_i e^{-2 y_i f_i}`` (integer weights: the cost of the repeated sample)."""
+    ``sum_i v_i e^{-2 y_i f_i}`` (integer weights: the cost of the repeated sample).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> y = jnp.array([1., -1.])
+      >>> float(veb_cost(y, jnp.zeros(2), 0.0))  # S = 2 at f = 0: S^2 = 4
+      4.0
+      >>> float(veb_cost(y, jnp.zeros(2), 1.0))  # + lam (m sum e^0 - S^2) = 4 + (4 - 4)
+      4.0
+    """
     e = jnp.exp(-jnp.asarray(y) * jnp.asarray(f))
     v = jnp.ones_like(e) if sample_weight is None else jnp.asarray(sample_weight, e.dtype)
     total = v @ e
@@ -197,6 +214,14 @@ def vebboost(
     Raises:
       ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, non-binary votes or labels,
         a single class, ``lam`` outside ``[0, 1]`` (when not traced) or ``n_rounds < 1``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = vebboost(H, y, 0.1, 3)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), int(r.steps)
+      (0.0, 1.0, 3)
     """
     check_votes(H, binary=True)
     _check(y, jnp.shape(H)[0], lam, n_rounds, sample_weight)
@@ -223,6 +248,15 @@ def vebboost_stumps(
     candidates still include stumps constant on the weighted examples). The result's
     ``stumps`` are the ``S`` rounds' stumps, ``q`` is over their ``[S, -S]``; evaluate the vote
     with ``pacbound.voters.stumps_vote(r.stumps, r.weights, X)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = vebboost_stumps(voters.stump_search(X), y, 0.1, 3)
+      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), r.q.shape
+      (0.1667, (6,))
     """
     y, m = matrix_free_inputs(search, y)
     _check(y, m, lam, n_rounds, sample_weight)

@@ -76,7 +76,14 @@ def _prefix_rounds(learner: Callable, arrays: dict) -> np.ndarray | None:
 
 
 def make_cells(learner: Callable, grids: dict, zipped: bool) -> Cells:
-    """The cartesian product (or the zip) of the named grids, as :class:`Cells`."""
+    """The cartesian product (or the zip) of the named grids, as :class:`Cells`.
+
+    Example:
+      >>> from pacbound.solvers import adaboost
+      >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
+      >>> cells.prefix, cells.max_rounds, cells.values["n_rounds"].tolist()
+      ('n_rounds', 3, [1, 3])
+    """
     if not grids:
         raise ValueError("give at least one hyperparameter grid, e.g. mu=np.linspace(.05, .5, 15)")
     arrays = {name: _grid_array(learner, name, v) for name, v in grids.items()}
@@ -123,7 +130,16 @@ def _batched(plan: Plan, f: Callable, *xs):
 
 def zero_one_risk(vote: jax.Array, y: jax.Array, weight: jax.Array) -> jax.Array:
     """Weighted majority-vote risk ``sum_i w_i 1[y_i F(x_i) <= 0] / sum_i w_i`` (roy2016 §2);
-    a tie, or a NaN vote (a hyperparameter out of reach on that fold), counts as an error."""
+    a tie, or a NaN vote (a hyperparameter out of reach on that fold), counts as an error.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> float(zero_one_risk(jnp.array([0.5, 0.0, -1.0, 0.2]), y, jnp.ones(4)))  # a tie, a miss
+      0.5
+      >>> float(zero_one_risk(jnp.array([0.5, 0.0, -1.0, 0.2]), y, jnp.array([1., 0., 1., 0.])))
+      0.0
+    """
     wrong = ~(y * vote > 0)
     return jnp.sum(weight * wrong) / jnp.sum(weight)
 
@@ -153,7 +169,21 @@ def prefixes(plan: Plan, result, rounds: jax.Array):
 
 
 def grid_chunk(plan: Plan, cells, shared):
-    """The results of one chunk of grid cells (a path as one continuation)."""
+    """The learner's results on a batch of grid cells: ``cells = (values, rounds)`` (the outer
+    values and, for a prefix hyperparameter, the rounds read from each run) and ``shared = (H,
+    y, options)``; leaves ``(cells, rounds, ...)`` (:func:`pacbound.sweep.sharding.map_cells`).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
+      >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds)
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> out = grid_chunk(plan, (cells.outer, cells.rounds), (H, y, {}))
+      >>> out.steps.tolist()  # the prefixes of one 3-round run
+      [[1, 3]]
+    """
     (values, rounds), (H, y, options) = cells, shared
     if plan.path:
         return jax.tree.map(lambda a: a[:, None], path_result(plan, H, y, None, values, options))
@@ -165,7 +195,22 @@ def grid_chunk(plan: Plan, cells, shared):
 
 
 def cv_chunk(plan: Plan, cells, shared):
-    """The validation scores of one chunk of (fold, grid cell) pairs."""
+    """The validation scores ``plan.score`` of a batch of grid cells on every fold:
+    ``shared = (H, y, train, valid, options)`` with ``(folds, m)`` training and validation
+    example weights (``H`` ``(folds, m, n)`` when the voters are fitted per fold); returns
+    ``(cells, rounds, folds)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
+      >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds, zero_one_risk)
+      >>> valid = jnp.array([[1., 0., 1., 0.], [0., 1., 0., 1.]])  # 2 folds
+      >>> shared = (H, jnp.array([1., 1., -1., -1.]), 1 - valid, valid, {})
+      >>> cv_chunk(plan, (cells.outer, cells.rounds), shared).shape  # (cells, prefixes, folds)
+      (1, 2, 2)
+    """
     (values, rounds), (H, y, train, valid, options) = cells, shared
 
     def scores(H, results, v_mask):
@@ -189,7 +234,16 @@ def cv_chunk(plan: Plan, cells, shared):
 
 def refit(plan: Plan, H, y, options: dict, values: dict):
     """The learner on all examples at ``values``; a prefix value is read by ``truncate`` from a
-    run at ``max_rounds`` (the compiled length, so a new selection compiles nothing)."""
+    run at ``max_rounds`` (the compiled length, so a new selection compiles nothing).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> plan = Plan(adaboost, (), "n_rounds", 3)
+      >>> int(refit(plan, H, jnp.array([1., 1., -1., -1.]), {}, {"n_rounds": 1}).steps)
+      1
+    """
     values = dict(values)
     if plan.prefix is None:
         return plan.learner(H, y, **dict(plan.static), **options, **values)
@@ -200,7 +254,14 @@ def refit(plan: Plan, H, y, options: dict, values: dict):
 
 
 def split_options(options: dict | None) -> tuple[tuple[tuple[str, Any], ...], dict]:
-    """Other learner arguments: arrays are traced (read by every cell), the rest static."""
+    """Other learner arguments: arrays are traced (read by every cell), the rest static.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> static, traced = split_options({"max_iter": 10, "q0": jnp.full(6, 1 / 6)})
+      >>> static, list(traced)
+      ((('max_iter', 10),), ['q0'])
+    """
     static, traced = [], {}
     for name, value in (options or {}).items():
         if isinstance(value, jax.Array | np.ndarray):
@@ -211,7 +272,17 @@ def split_options(options: dict | None) -> tuple[tuple[tuple[str, Any], ...], di
 
 
 def check_folds(y: np.ndarray, folds: int) -> None:
-    """``folds`` an integer in ``[2, smallest class count]``."""
+    """``folds`` an integer in ``[2, smallest class count]``.
+
+    Example:
+      >>> import numpy as np
+      >>> y = np.array([1, 1, 1, -1, -1])
+      >>> check_folds(y, 2)
+      >>> check_folds(y, 3)  # the class -1 has only 2 examples
+      Traceback (most recent call last):
+      ...
+      ValueError: ...
+    """
     check_positive_int("folds", folds)
     smallest = int(np.unique(y, return_counts=True)[1].min())
     if not 2 <= folds <= smallest:
@@ -221,7 +292,15 @@ def check_folds(y: np.ndarray, folds: int) -> None:
 def stratified_folds(y: np.ndarray, folds: int = 5, seed: int = 0) -> np.ndarray:
     """``(m,)`` fold of every example: each class shuffled (seeded), then dealt round-robin
     after the previous classes, so every fold keeps the class proportions and fold sizes differ
-    by at most one."""
+    by at most one.
+
+    Example:
+      >>> import numpy as np
+      >>> y = np.array([1, 1, 1, 1, -1, -1])
+      >>> f = stratified_folds(y, 2)
+      >>> np.bincount(f).tolist(), np.bincount(f[y == -1]).tolist()  # sizes 3, 3; one -1 each
+      ([3, 3], [1, 1])
+    """
     y = np.asarray(y)
     rng = np.random.default_rng(seed)
     fold, offset = np.empty(len(y), np.int32), 0
@@ -236,7 +315,14 @@ def stump_voters(n_thresholds: int = 10, dtype=None, complements: bool = False) 
     """``voters`` for :func:`cross_validate`: decision stumps fitted on the training fold
     (:func:`pacbound.voters.fit_stumps`, thresholds from training data only), returned as
     ``X -> H`` (``[H, -H]`` with ``complements``, e.g. for CB-Boost); ``dtype`` defaults to
-    float64 under ``jax_enable_x64``, else float32."""
+    float64 under ``jax_enable_x64``, else float32.
+
+    Example:
+      >>> import numpy as np
+      >>> X = np.arange(6.0).reshape(6, 1)
+      >>> stump_voters(2)(X)(X).shape, stump_voters(2, complements=True)(X)(X).shape  # X -> H
+      ((6, 2), (6, 4))
+    """
 
     def fit(X_train: np.ndarray) -> Callable:
         stumps = fit_stumps(X_train, n_thresholds)
@@ -252,7 +338,15 @@ def stump_voters(n_thresholds: int = 10, dtype=None, complements: bool = False) 
 
 
 def fold_votes(voters: Callable, X: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """``(folds, m, n)``: the votes on all examples of the voters fitted on each training fold."""
+    """``(folds, m, n)``: the votes on all examples of the voters fitted on each training fold.
+
+    Example:
+      >>> import numpy as np
+      >>> X = np.arange(6.0).reshape(6, 1)
+      >>> valid = np.array([[1, 0, 1, 0, 1, 0], [0, 1, 0, 1, 0, 1]], bool)  # 2 folds
+      >>> fold_votes(stump_voters(2), X, valid).shape
+      (2, 6, 2)
+    """
     per_fold = [np.asarray(voters(X[~v])(X)) for v in valid]
     shapes = sorted({h.shape for h in per_fold})
     if len(shapes) > 1:
@@ -263,6 +357,12 @@ def fold_votes(voters: Callable, X: np.ndarray, valid: np.ndarray) -> np.ndarray
 
 
 def first_argmin(values: jax.Array) -> int:
-    """The first index of the smallest value, NaN counted as ``+inf``."""
+    """The first index of the smallest value, NaN counted as ``+inf``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> first_argmin(jnp.array([0.3, jnp.nan, 0.1, 0.1]))
+      2
+    """
     values = np.asarray(values, np.float64)
     return int(np.argmin(np.where(np.isnan(values), np.inf, values)))

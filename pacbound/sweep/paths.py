@@ -19,7 +19,15 @@ __all__ = ["path_result", "solves_as_path"]
 
 def solves_as_path(learner: Callable, grids: dict, options: dict | None) -> bool:
     """Whether the grid is the learner's declared path hyperparameter alone, with options its
-    path solver takes (a warm start ``q0``, say, keeps the vmapped cells)."""
+    path solver takes (a warm start ``q0``, say, keeps the vmapped cells).
+
+    Example:
+      >>> from pacbound.solvers import adaboost, mincq
+      >>> solves_as_path(mincq, {"mu": [0.1, 0.2]}, None)  # MinCq declares its mu path
+      True
+      >>> solves_as_path(adaboost, {"n_rounds": [1, 2]}, None)
+      False
+    """
     declared = traits(learner)
     if declared.path is None:
         return False
@@ -28,7 +36,19 @@ def solves_as_path(learner: Callable, grids: dict, options: dict | None) -> bool
 
 def path_result(plan, H, y, weight, values: dict, options: dict):
     """The learner's result on every cell of ``values`` (leading cell axis), from one path;
-    ``weight`` the example weights (``None``: all 1)."""
+    ``weight`` the example weights (``None``: all 1).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import mincq
+      >>> from pacbound.sweep.cells import Plan
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> plan = Plan(mincq, (), None, None, path=True)
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = path_result(plan, H, y, None, {"mu": jnp.array([0.1, 0.2])}, {})
+      >>> r.q.shape, r.converged.tolist()
+      ((2, 6), [True, True])
+    """
     declared = traits(plan.learner)
     return declared.solve_path(
         H, y, values[declared.path], sample_weight=weight, **dict(plan.static), **options

@@ -186,6 +186,14 @@ def grid(
     Raises:
       ValueError: no grid, an empty or non-finite one, a name the learner lacks, unequal
         zipped lengths, malformed ``H`` / ``y``, or a budget below one cell's need.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> out = grid(adaboost, H, jnp.array([1., 1., -1., -1.]), n_rounds=[1, 3])
+      >>> out.values["n_rounds"].tolist(), out.result.steps.tolist()
+      ([1, 3], [1, 3])
     """
     check_votes(H)
     check_labels(y, jnp.shape(H)[0])
@@ -247,6 +255,17 @@ def cross_validate(
     Raises:
       ValueError: on malformed data or labels, a learner without ``sample_weight``, ``folds``
         out of range, bad grids, or voters whose count changes between folds.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> cv = cross_validate(adaboost, H, y, folds=2, n_rounds=[1, 3])
+      >>> cv.risks.shape, [round(float(r), 3) for r in cv.mean_risk]  # (cells, folds)
+      ((2, 2), [0.5, 0.5])
+      >>> cv.best_values  # a tie goes to the first grid value
+      {'n_rounds': 1}
     """
     if "sample_weight" not in inspect.signature(learner).parameters:
         raise ValueError(f"{learner.__name__} takes no sample_weight; folds are weight masks")
@@ -313,6 +332,14 @@ def select_by_bound(
       ValueError: an unknown bound, ``delta`` out of range, a matrix-free learner without
         ``features``, or a posterior family bound (quasi-uniform) for cells whose posteriors
         are not in the family.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> sel = select_by_bound(adaboost, H, jnp.array([1., 1., -1., -1.]), n_rounds=[1, 3])
+      >>> sel.bounds.shape, sel.best_values, bool(jnp.all(sel.bounds <= 1.0))
+      ((2,), {'n_rounds': 1}, True)
     """
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {sorted(BOUNDS)}; got {bound!r}")

@@ -70,12 +70,22 @@ def _mesh(devices: Sequence[jax.Device] | None, axis: str) -> Mesh:
 
 
 def cell_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
-    """A one-axis mesh named ``"cells"`` over ``devices`` (default: all of ``jax.devices()``)."""
+    """A one-axis mesh named ``"cells"`` over ``devices`` (default: all of ``jax.devices()``).
+
+    Example:
+      >>> cell_mesh().axis_names
+      ('cells',)
+    """
     return _mesh(devices, CELLS)
 
 
 def example_mesh(devices: Sequence[jax.Device] | None = None) -> Mesh:
-    """A one-axis mesh named ``"examples"`` over ``devices`` (default: ``jax.devices()``)."""
+    """A one-axis mesh named ``"examples"`` over ``devices`` (default: ``jax.devices()``).
+
+    Example:
+      >>> example_mesh().axis_names
+      ('examples',)
+    """
     return _mesh(devices, EXAMPLES)
 
 
@@ -166,6 +176,18 @@ def map_cells(
 
     Returns:
       ``fn``'s pytree over all cells, leading axis ``len(cells)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.solvers import adaboost
+      >>> from pacbound.sweep.cells import Plan, grid_chunk, make_cells
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
+      >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds)
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> out = map_cells(grid_chunk, plan, (cells.outer, cells.rounds), (H, y, {}))
+      >>> out.steps.tolist()
+      [[1, 3]]
     """
     mesh = cell_mesh(devices)
     shared = jax.device_put(shared, NamedSharding(mesh, P()))  # once, not per chunk
@@ -290,6 +312,13 @@ def shard_examples(
     Raises:
       ValueError: an exact stump search (its sort order spans all examples), malformed ``H``,
         labels or weights, or no device.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> s = shard_examples(H, jnp.array([1., 1., -1., -1.]))
+      >>> s.voters.shape[0] % jax.device_count(), float(s.sample_weight.sum())  # padding: weight 0
+      (0, 4.0)
     """
     m = _examples_of(voters)
     y = np.asarray(y)

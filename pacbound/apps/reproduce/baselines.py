@@ -61,6 +61,14 @@ def ridge_votes(
     Returns:
       :class:`~pacbound.solvers.protocol.LearnerResult` (one step, converged) whose vote is
       ``H v / ||v||_1``, with the coefficients ``v`` in ``info``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = ridge_votes(H, y, 1.0)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
+      (0.0, 1.0)
     """
     check_votes(H)
     check_labels(y, jnp.shape(H)[0])

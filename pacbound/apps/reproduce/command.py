@@ -49,7 +49,15 @@ def _names(text: str | None) -> list[str] | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, json_default=None, md_default=None):
-    """The options of ``reproduce`` (without the table), shared with the benchmark scripts."""
+    """The options of ``reproduce`` (without the table), shared with the benchmark scripts.
+
+    Example:
+      >>> import argparse
+      >>> parser = argparse.ArgumentParser()
+      >>> add_arguments(parser)
+      >>> sorted(vars(parser.parse_args([])))[:4]
+      ['data_dir', 'datasets', 'folds', 'grid_values']
+    """
     parser.add_argument("--data-dir", help="shared data folder (default: $PACBOUND_DATA)")
     parser.add_argument("--datasets", type=_names, help="comma-separated subset of the table")
     parser.add_argument("--learners", type=_names, help="comma-separated subset of learners")
@@ -63,7 +71,16 @@ def add_arguments(parser: argparse.ArgumentParser, *, json_default=None, md_defa
 
 
 def register(commands) -> None:
-    """Add ``reproduce`` to the ``pacbound`` command's argparse subparsers."""
+    """Add ``reproduce`` to the ``pacbound`` command's argparse subparsers.
+
+    Example:
+      >>> import argparse
+      >>> commands = argparse.ArgumentParser(prog="pacbound").add_subparsers()
+      >>> register(commands)
+      >>> args = commands.choices["reproduce"].parse_args(["roy2016-table1"])
+      >>> args.table, args.run is run
+      ('roy2016-table1', True)
+    """
     p = commands.add_parser("reproduce", help="the papers' Table 1 protocols on the shared data")
     p.add_argument("table", choices=TABLES, help="which paper's table")
     add_arguments(p)
@@ -77,7 +94,21 @@ def _write_json(payload: dict, path: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Run a protocol as the command line asks: progress, JSON, markdown on stdout."""
+    """Run a protocol as the command line asks: progress, JSON, markdown on stdout.
+
+    Example:
+      A data folder without the table's files: the dataset is skipped, and said so.
+
+      >>> import argparse, tempfile
+      >>> commands = argparse.ArgumentParser(prog="pacbound").add_subparsers()
+      >>> register(commands)
+      >>> with tempfile.TemporaryDirectory() as d:
+      ...     run(commands.choices["reproduce"].parse_args(
+      ...         ["roy2016-table1", "--data-dir", d, "--datasets", "pima", "--no-progress"]))
+      ### roy2016-table1: test risk, ours / paper (folds=5, values=None, seed=0)
+      ...
+      Skipped (no file in the data folder): pima
+    """
     from pacbound.apps.reproduce.runner import reproduce
 
     payload = reproduce(
@@ -140,7 +171,23 @@ def _summary(learners: list, cells: dict) -> list[str]:
 
 def markdown(payload: dict[str, Any]) -> str:
     """Test risks as a markdown table, ``ours / paper`` per dataset and learner, then the mean
-    and the better / tied / worse count (ours rounded to the paper's 3 decimals) per learner."""
+    and the better / tied / worse count (ours rounded to the paper's 3 decimals) per learner.
+
+    Example:
+      >>> rows = [{"dataset": "australian", "learner": "mincq", "test_risk": 0.13}]
+      >>> payload = {"table": "roy2016-table1", "settings": {"folds": 5}, "rows": rows}
+      >>> print(markdown(payload))
+      ### roy2016-table1: test risk, ours / paper (folds=5)
+      <BLANKLINE>
+      | dataset | MinCq |
+      |---|---|
+      | australian | 0.130 / 0.145 |
+      <BLANKLINE>
+      | learner | mean ours | mean paper | better / tied / worse | datasets |
+      |---|---|---|---|---|
+      | MinCq | 0.130 | 0.145 | 1 / 0 / 0 | 1 |
+      <BLANKLINE>
+    """
     table, rows = payload["table"], payload["rows"]
     datasets, learners, cells = _grid(rows, table, "test_risk")
     settings = ", ".join(f"{k}={v}" for k, v in payload["settings"].items() if k != "learners")
@@ -159,7 +206,18 @@ def markdown(payload: dict[str, Any]) -> str:
 def main(table: str, argv: list[str] | None = None, script: str | None = None) -> int:
     """Entry point of ``benchmarks/reproduce_*.py``: ``table`` fixed, the command's options;
     ``script`` (the caller's ``__file__``) makes ``results/<script name>.json`` and ``.md``
-    beside it the default outputs."""
+    beside it the default outputs.
+
+    Returns:
+      The exit status: 0, or 2 after one line on stderr for a ``ValueError`` / ``OSError``.
+
+    Example:
+      >>> import contextlib, io, tempfile
+      >>> with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
+      ...     ok = main("roy2016-table1", ["--data-dir", d, "--no-progress"])
+      >>> ok, main("roy2016-table1", ["--datasets", "no_such_set", "--no-progress"])
+      (0, 2)
+    """
     stem = None if script is None else Path(script).resolve().parent / "results" / Path(script).stem
     parser = argparse.ArgumentParser(description=f"reproduce {table}")
     add_arguments(parser, json_default=stem and f"{stem}.json", md_default=stem and f"{stem}.md")

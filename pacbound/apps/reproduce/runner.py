@@ -67,6 +67,14 @@ def select_and_fit(
 
     Args:
       values: keep this many values of each grid, spread over it (``None``: all).
+
+    Example:
+      >>> import numpy as np
+      >>> X = np.arange(8.0).reshape(8, 1); y = np.array([-1., -1., -1., -1., 1., 1., 1., 1.])
+      >>> spec = LearnerSpec("AdaBoost", "adaboost", {"n_rounds": (1, 5)}, {})
+      >>> fitted = select_and_fit(spec, X, y, folds=2, n_stumps=1)
+      >>> fitted.chosen, fitted.cv_risk, fitted.risk(X, y)
+      ({'n_rounds': 1}, 0.125, 0.0)
     """
     learner, stumps = LEARNERS[spec.learner], sweep.stump_voters(n_stumps)
     if not spec.grid:
@@ -153,6 +161,18 @@ def reproduce(
 
     Raises:
       ValueError: unknown table, dataset or learner. FileNotFoundError: no data folder.
+
+    Example:
+      A set without a file in the data folder is skipped (and said so); ``quick`` keeps 3 folds
+      and 4 values of each grid, its ends included:
+
+      >>> import tempfile
+      >>> with tempfile.TemporaryDirectory() as d:
+      ...     out = reproduce("roy2016-table1", data_dir=d, dataset_names=["pima"], quick=True)
+      >>> out["rows"], list(out["skipped"]), out["settings"]["folds"]
+      ([], ['pima'], 3)
+      >>> [round(float(v), 3) for v in out["settings"]["learners"]["mincq"]["mu"]]
+      [0.01, 0.034, 0.092, 0.316]
     """
     if table not in PROTOCOLS:
         raise ValueError(f"unknown table {table!r}; known: {sorted(PROTOCOLS)}")
