@@ -11,6 +11,7 @@ of the single solves, to their certified tolerance.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from pacbound.solvers.protocol import traits
 
@@ -30,6 +31,7 @@ def path_result(plan, H, y, weight, values: dict, options: dict):
     """The learner's result on every cell of ``values`` (leading cell axis), from one path;
     ``weight`` the example weights (``None``: all 1)."""
     declared = traits(plan.learner)
-    return declared.solve_path(
+    solve_path = cast(Callable, declared.solve_path)  # declared: solves_as_path chose this
+    return solve_path(
         H, y, values[declared.path], sample_weight=weight, **dict(plan.static), **options
     )
