@@ -28,7 +28,7 @@ The reported bound is Theorem 3.2 at ``C' = 2 c_a k_bar C``: it equals a constan
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -281,7 +281,9 @@ def kl_ql(
     delta: ArrayLike = 0.05,
 ) -> LearnerResult:
     """KL-QL: :func:`kl_coordinate_descent` with the quadratic loss (germain2009 eq. 7)."""
-    options = dict(sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta)
+    options: dict[str, Any] = dict(
+        sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
+    )
     options.update(loss="quadratic", relaxation=relaxation)
     return kl_coordinate_descent(H, y, C, gamma, **options)
 
@@ -300,7 +302,9 @@ def kl_el(
     delta: ArrayLike = 0.05,
 ) -> LearnerResult:
     """KL-EL: :func:`kl_coordinate_descent` with the exponential loss (germain2009 eq. 10)."""
-    options = dict(sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta)
+    options: dict[str, Any] = dict(
+        sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
+    )
     return kl_coordinate_descent(
         H, y, C, gamma, loss="exponential", relaxation=relaxation, **options
     )
