@@ -254,8 +254,8 @@ def _golden_step(state: _Golden, ball: _Ball) -> _Golden:
         jnp.where(left, new, x2),
         jnp.where(left, x1, new),
         new_hi,
-        tuple(jnp.where(left, a, b) for a, b in zip(f_new, f2)),
-        tuple(jnp.where(left, a, b) for a, b in zip(f1, f_new)),
+        (jnp.where(left, f_new[0], f2[0]), jnp.where(left, f_new[1], f2[1])),
+        (jnp.where(left, f1[0], f_new[0]), jnp.where(left, f1[1], f_new[1])),
         jnp.maximum(discarded, cut),
     )
     return jax.tree.map(lambda a, b: jnp.where(ordered, a, b), moved, state)

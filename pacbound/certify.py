@@ -63,7 +63,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import jax
 import jax.numpy as jnp
@@ -307,7 +307,8 @@ class BoundSpec(NamedTuple):
     """
 
     name: str
-    value: Callable[[Bound, VoteStatistics, jax.Array, jax.Array], jax.Array]  # unclipped
+    # unclipped; the statistics are a StochasticStatistics for the dirichlet family
+    value: Callable[[Bound, Any, ArrayLike, ArrayLike], jax.Array]
     reference: str
     family: str | None = None
     grid: bool = False
@@ -423,12 +424,18 @@ def _needs(value: jax.Array | None, name: str) -> jax.Array:
 
 def _dis(b: Bound, s: VoteStatistics, dl, c) -> jax.Array:
     dis_u = _needs(s.unlabeled_disagreement, "dis")
-    return so.dis(s.gibbs_risk, dis_u, s.kl, s.m, s.m_unlabeled, dl, clip=False)
+    m_u = cast(jax.Array, s.m_unlabeled)  # given with the unlabeled disagreement
+    return so.dis(s.gibbs_risk, dis_u, s.kl, s.m, m_u, dl, clip=False)
 
 
 def _pac_bound_1_prime(b: Bound, s: VoteStatistics, dl, c) -> jax.Array:
     dis_u = _needs(s.unlabeled_disagreement, "pac_bound_1_prime")
-    return so.pac_bound_1_prime(s.gibbs_risk, dis_u, s.kl, s.m, s.m_unlabeled, dl)
+    m_u = cast(jax.Array, s.m_unlabeled)  # given with the unlabeled disagreement
+    return so.pac_bound_1_prime(s.gibbs_risk, dis_u, s.kl, s.m, m_u, dl)
+
+
+def _split_kl(b: Bound, s: VoteStatistics, dl, mu) -> jax.Array:
+    return so.split_kl_mu_tandem(*s.ternary_rates, s.kl, s.m, dl, mu, clip=False)
 
 
 def _ccpbb(b: Bound, s: VoteStatistics, dl, mu) -> jax.Array:
@@ -457,7 +464,7 @@ for _spec in (
     ),
     BoundSpec(
         "split_kl",
-        lambda b, s, dl, mu: so.split_kl_mu_tandem(*s.ternary_rates, s.kl, s.m, dl, mu, clip=False),
+        _split_kl,
         "Chebyshev-Cantelli + PAC-Bayes-split-kl on the mu-tandem loss, Wu and Seldin NeurIPS "
         "2022, mu over a grid",
         grid=True,
@@ -569,11 +576,13 @@ def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Ar
       >>> round(float(bound_value(catoni_bound(), s, 0.05, log_c=0.0)), 4)  # Catoni at C = 1
       0.8114
     """
-    spec, c, level = BOUNDS[bound.name], jnp.nan, delta
+    spec, level = BOUNDS[bound.name], delta
+    c: ArrayLike = jnp.nan
     if spec.grid:
+        c_grid = cast(jax.Array, bound.c_grid)  # a grid bound carries its grid
         c = jnp.exp(log_c) if spec.grid_scale == "log" else log_c
-        c = jnp.clip(c, jnp.min(bound.c_grid), jnp.max(bound.c_grid))
-        level = delta / bound.c_grid.shape[0]
+        c = jnp.clip(c, jnp.min(c_grid), jnp.max(c_grid))
+        level = delta / c_grid.shape[0]
     return spec.value(bound, stats, level, c)
 
 
@@ -593,10 +602,11 @@ def certified_value(bound: Bound, stats: VoteStatistics, delta) -> tuple[jax.Arr
     if not spec.grid:
         value = spec.value(bound, stats, delta, jnp.nan)
         return jnp.minimum(value, 1.0), jnp.full((), jnp.nan, stats.mu1.dtype)
-    level = delta / bound.c_grid.shape[0]
-    values = jax.vmap(lambda c: spec.value(bound, stats, level, c))(bound.c_grid)
+    c_grid = cast(jax.Array, bound.c_grid)  # a grid bound carries its grid
+    level = delta / c_grid.shape[0]
+    values = jax.vmap(lambda c: spec.value(bound, stats, level, c))(c_grid)
     best = jnp.argmin(values)
-    return jnp.minimum(values[best], 1.0), bound.c_grid[best]
+    return jnp.minimum(values[best], 1.0), c_grid[best]
 
 
 # --------------------------------------------------------------------------- certify
@@ -610,6 +620,7 @@ class Certificate(NamedTuple):
         for ``split_kl`` / ``ccpbb``), ``nan`` for the others.
       best: ``(name, value)``: the smallest of ``bounds`` recomputed at ``delta / K`` for the
         ``K`` bounds compared (the union bound), so it holds with probability ``1 - delta``.
+        Traced (under ``jit``), the name is its index in ``bounds``, an array.
       statistics: the posterior's :class:`VoteStatistics` on the sample (Gibbs risk,
         disagreement and joint error as properties).
       majority_vote_risk: the empirical risk of ``B_Q`` (a tie counts as an error).
@@ -620,7 +631,7 @@ class Certificate(NamedTuple):
 
     bounds: dict[str, jax.Array]
     c: dict[str, jax.Array]
-    best: tuple[str, jax.Array]
+    best: tuple[str | jax.Array, jax.Array]
     statistics: VoteStatistics
     majority_vote_risk: jax.Array
     delta: jax.Array
@@ -700,10 +711,11 @@ def _kl(q: jax.Array, prior: jax.Array | None, log_size: jax.Array | None) -> ja
     voters (``sum q ln q + log_size``; voters off ``q``'s support have mass 0)."""
     if prior is not None:
         return kl_divergence(q, prior)
-    return jnp.sum(jax.scipy.special.xlogy(q, q)) + log_size
+    size = cast(jax.Array, log_size)  # a posterior without prior masses has a log_size
+    return jnp.sum(jax.scipy.special.xlogy(q, q)) + size
 
 
-def is_quasi_uniform(q: jax.Array) -> jax.Array:
+def is_quasi_uniform(q: jax.Array | np.ndarray) -> jax.Array:
     """Whether ``q`` over ``[H, -H]`` has ``Q(h_j) + Q(-h_j) = 1/n`` for every ``j`` (to
     ``1e-6 / n``): laviolette2011's quasi-uniform family.
 
@@ -1031,7 +1043,8 @@ def _finish(chosen: tuple[Bound, ...], out: tuple, delta: Any) -> Certificate:
 def _to_numpy(cert: Certificate) -> Certificate:
     """A float64 certificate as NumPy values (they outlive the ``enable_x64`` context)."""
     name, best = cert.best
-    plain = jax.tree.map(np.asarray, cert._replace(best=None))
+    # best is converted apart (its name is no array): None keeps it out of the tree map
+    plain = jax.tree.map(np.asarray, cert._replace(best=cast(Any, None)))
     return plain._replace(best=(name, np.asarray(best)))
 
 

@@ -55,7 +55,9 @@ def enable_compilation_cache() -> Path | None:
     """
     if os.environ.get("PACBOUND_NO_COMPILATION_CACHE"):
         return None
-    if jax.config.jax_compilation_cache_dir or os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+    # jax's Config stub declares none of its options (they are set at runtime)
+    user_dir = jax.config.jax_compilation_cache_dir  # type: ignore[attr-defined]
+    if user_dir or os.environ.get("JAX_COMPILATION_CACHE_DIR"):
         return None
     folder = cache_directory()
     try:

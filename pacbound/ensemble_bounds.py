@@ -324,7 +324,7 @@ def certify_ensemble(
         union, _ = _bound_values(*args, delta / len(names), *rest, m_u, names)
         dis = quadratic_form(D, rho) if D is not None else jnp.nan
         at_union = {k: float(union[k][0]) for k in names}
-    best = min(at_union, key=at_union.get)
+    best = min(at_union, key=lambda k: at_union[k])
     return EnsembleCertificate(
         {k: float(values[k][0]) for k in names},
         {k: float(values[k][1]) for k in names if k in ("cctnd", *_GRID_BOUNDS)},

@@ -195,7 +195,7 @@ def _one_minus(q: jax.Array) -> tuple[jax.Array, jax.Array]:
     return _two_sum(jnp.ones_like(q), -q)
 
 
-def _outward(x: ArrayLike, roundings: float, direction: float) -> jax.Array:
+def _outward(x: ArrayLike, roundings: float | jax.Array, direction: float) -> jax.Array:
     x = jnp.asarray(x)
     value = lax.stop_gradient(x)
     relative = jnp.where(jnp.isfinite(value), jnp.abs(value) * (roundings * _roundoff(value)), 0.0)
@@ -204,7 +204,7 @@ def _outward(x: ArrayLike, roundings: float, direction: float) -> jax.Array:
     return jnp.where(jnp.isfinite(value), moved + (x - value), moved)  # x's derivative
 
 
-def round_up(x: ArrayLike, roundings: float) -> jax.Array:
+def round_up(x: ArrayLike, roundings: float | jax.Array) -> jax.Array:
     """A float ``>= v`` for any ``v`` that ``x`` approximates to ``roundings`` relative
     roundings (``|x - v| <= roundings * u |x|``, ``u`` the unit roundoff of ``x``'s dtype) and
     underflow: ``x + roundings * u |x| + tiny``, then one float up (which covers that sum's own
@@ -219,7 +219,7 @@ def round_up(x: ArrayLike, roundings: float) -> jax.Array:
     return _outward(x, roundings, 1.0)
 
 
-def round_down(x: ArrayLike, roundings: float) -> jax.Array:
+def round_down(x: ArrayLike, roundings: float | jax.Array) -> jax.Array:
     """A float ``<= v`` for any ``v`` that ``x`` approximates; see ``round_up``.
 
     Example:

@@ -133,7 +133,7 @@ def pair_counts(mask: ArrayLike) -> np.ndarray:
         return np.asarray(_matmul(values.T, values)).astype(np.int64)
 
 
-def check_mask(mask: ArrayLike, shape: tuple[int, int], min_pair_count: int = 1) -> None:
+def check_mask(mask: ArrayLike, shape: tuple[int, ...], min_pair_count: int = 1) -> None:
     """An evaluation mask of ``shape`` with 0 / 1 entries and no empty (pair) evaluation set.
 
     Args:

@@ -70,8 +70,8 @@ def golden_section_argmax(
 
     shape = jnp.broadcast_shapes(lo.shape, hi.shape, jax.eval_shape(f, lo, *args).shape)
     bracket = (jnp.broadcast_to(lo, shape), jnp.broadcast_to(hi, shape))
-    lo, hi = lax.fori_loop(0, steps, step, bracket)
-    return lax.stop_gradient((lo + hi) / 2.0)
+    low, high = lax.fori_loop(0, steps, step, bracket)
+    return lax.stop_gradient((low + high) / 2.0)
 
 
 _HALLEY_STEPS = 12

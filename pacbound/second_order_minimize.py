@@ -111,8 +111,8 @@ def bound_data(
     dtype = stats.tandem.dtype
     dis = jnp.zeros_like(stats.tandem) if disagreement is None else disagreement
     numbers = (n, n2, delta, mu, 1.0, n2 if m_unlabeled is None else m_unlabeled)
-    n, n2, delta, mu, n_mu, m_u = (jnp.asarray(x, dtype) for x in numbers)
-    return BoundData(stats, n, n2, delta, mu, n_mu, jnp.asarray(dis, dtype), m_u)
+    n_a, n2_a, delta_a, mu_a, n_mu, m_u = (jnp.asarray(x, dtype) for x in numbers)
+    return BoundData(stats, n_a, n2_a, delta_a, mu_a, n_mu, jnp.asarray(dis, dtype), m_u)
 
 
 class MinimizeResult(NamedTuple):

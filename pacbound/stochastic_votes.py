@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 import jax
 import jax.numpy as jnp
@@ -291,7 +291,7 @@ def certify_dirichlet(
         rows = None if sample_weight is None else f64(sample_weight)
         out = _certify(f64(alpha), f64(H), f64(y), f64(prior), f64(delta), rows, names=names)
         out = jax.tree.map(np.asarray, out)  # NumPy values outlive the x64 context
-    return _certificate(names, out, np.float64(delta))
+    return _certificate(names, out, np.float64(cast(SupportsFloat, delta)))
 
 
 def _certificate(names: tuple[str, ...], out: tuple, delta: Any) -> Certificate:
@@ -300,7 +300,7 @@ def _certificate(names: tuple[str, ...], out: tuple, delta: Any) -> Certificate:
     best_name = names[best] if isinstance(best, int) else best
     return Certificate(
         {b: values[i] for i, b in enumerate(names)},
-        {b: np.float64(np.nan) for b in names},
+        {b: cast(jax.Array, np.float64(np.nan)) for b in names},  # no grid constant
         (best_name, at_union[best]),
         stats,
         mean_vote_risk,

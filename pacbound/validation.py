@@ -11,6 +11,7 @@ to the host), so that votes sharded over devices
 from __future__ import annotations
 
 import functools
+from typing import SupportsFloat, cast
 
 import jax
 import jax.numpy as jnp
@@ -202,7 +203,7 @@ def check_scalar(
         raise ValueError(f"{name} must be a scalar (jax.vmap over several); got {np.shape(value)}")
     if not is_concrete(value):
         return
-    v = float(value)
+    v = float(cast(SupportsFloat, value))  # a concrete real scalar
     above = v > low if low_open else v >= low
     below = v < high if high_open else v <= high
     if not (np.isfinite(v) and above and below):

@@ -369,7 +369,7 @@ def _exact_xi(m: int) -> Fraction:
     )
 
 
-def _float_up(value: Fraction, dtype) -> float:
+def _float_up(value: Fraction, dtype) -> np.ndarray:
     """The least float of ``dtype`` that is ``>= value``."""
     x = np.asarray(float(value), dtype)
     if Fraction(float(x)) < value:
@@ -393,10 +393,10 @@ def _xi_series(m: jax.Array) -> jax.Array:
     safe = jnp.maximum(m, float(_XI_TABLE_SIZE))
     inv = 1.0 / safe
     inv2 = inv * inv
-    stirling = 0.0
+    stirling: float | jax.Array = 0.0
     for coefficient in reversed(_STIRLING):
         stirling = stirling * inv2 + coefficient
-    d = 0.0
+    d: float | jax.Array = 0.0
     for coefficient in reversed(_TWO_THETA):
         d = d * inv + coefficient
     return 1.0 + (jnp.sqrt(2.0 * jnp.pi * safe) * jnp.exp(stirling * inv) - d) / 2.0

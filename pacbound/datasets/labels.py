@@ -43,7 +43,7 @@ def _check_matrix(X: Any) -> np.ndarray:
     return X
 
 
-def canonical_labels(labels: Sequence[Any]) -> np.ndarray:
+def canonical_labels(labels: Sequence[Any] | np.ndarray) -> np.ndarray:
     """Labels as floats when every one is a number, else as stripped strings."""
     strs = np.array([str(v).strip().strip("'\"") for v in labels], dtype=object)
     try:
@@ -71,7 +71,7 @@ def _show(labels: np.ndarray) -> str:
 
 
 def binarize_labels(
-    labels: Sequence[Any], positive: Any = None, pair: tuple[Any, Any] | None = None
+    labels: Sequence[Any] | np.ndarray, positive: Any = None, pair: tuple[Any, Any] | None = None
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """Map labels to ``{-1, +1}``.
 
@@ -128,7 +128,7 @@ def binarize_labels(
     return _check_two(np.where(np.isin(lab, pos), 1.0, -1.0), np.ones(len(lab), bool), note, lab)
 
 
-def index_labels(labels: Sequence[Any]) -> tuple[np.ndarray, tuple[str, ...], str]:
+def index_labels(labels: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, tuple[str, ...], str]:
     """Map labels of any number of classes to class indices ``0 .. C-1``, classes in sorted
     order (numeric order if every label is a number, string order otherwise: with two labels
     index 1 is the class :func:`binarize_labels` maps to ``+1``).
@@ -182,7 +182,7 @@ def check_X_y(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     return X, binarize_labels(y)[0]
 
 
-def class_lookup(values: Sequence[Any]) -> dict[str, Any]:
+def class_lookup(values: Sequence[Any] | np.ndarray) -> dict[str, Any]:
     """Case-insensitive tokens for class values (``4.0`` answers to ``"4"``)."""
     lookup = {}
     for v in values:

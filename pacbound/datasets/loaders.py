@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 
@@ -128,6 +128,32 @@ def _openml_cells(bunch: Any) -> tuple[np.ndarray, list[str], list[list[str] | N
     return cells, [*names, "class"], [cats.get(n) for n in names] + [None]
 
 
+@overload
+def load_openml(
+    name_or_id: str | int,
+    cache_dir: str | os.PathLike | None = ...,
+    *,
+    positive: Any = ...,
+    pair: tuple[Any, Any] | None = ...,
+    missing: str = ...,
+    return_X_y: Literal[False] = ...,
+    multiclass: bool = ...,
+) -> Dataset: ...
+
+
+@overload
+def load_openml(
+    name_or_id: str | int,
+    cache_dir: str | os.PathLike | None = ...,
+    *,
+    positive: Any = ...,
+    pair: tuple[Any, Any] | None = ...,
+    missing: str = ...,
+    return_X_y: Literal[True],
+    multiclass: bool = ...,
+) -> tuple[np.ndarray, np.ndarray]: ...
+
+
 def load_openml(
     name_or_id: str | int,
     cache_dir: str | os.PathLike | None = None,
@@ -164,6 +190,26 @@ def load_openml(
         multiclass=multiclass,
     )  # fmt: skip
     return (ds.X, ds.y) if return_X_y else ds
+
+
+@overload
+def load(
+    name: str,
+    *,
+    data_dir: str | os.PathLike | None = ...,
+    return_X_y: Literal[False] = ...,
+    multiclass: bool = ...,
+) -> Dataset: ...
+
+
+@overload
+def load(
+    name: str,
+    *,
+    data_dir: str | os.PathLike | None = ...,
+    return_X_y: Literal[True],
+    multiclass: bool = ...,
+) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def load(

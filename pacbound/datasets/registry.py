@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 
@@ -107,7 +107,8 @@ labor | uci/labor.arff | positive=good | - | good -> +1; imputed
 
 
 def _parse_options(text: str) -> tuple[dict[str, Any], str | None]:
-    options, openml = {}, None
+    options: dict[str, Any] = {}
+    openml: str | None = None
     for item in text.split():
         key, value = item.split("=")
         parts = value.split(",")
@@ -163,6 +164,26 @@ def resolve_data_dir(path: str | os.PathLike | None = None) -> Path:
     if not Path(path).is_dir():
         raise FileNotFoundError(f"data directory {path} does not exist")
     return Path(path)
+
+
+@overload
+def load_registered(
+    name: str,
+    data_dir: str | os.PathLike | None = ...,
+    *,
+    return_X_y: Literal[False] = ...,
+    multiclass: bool = ...,
+) -> Dataset: ...
+
+
+@overload
+def load_registered(
+    name: str,
+    data_dir: str | os.PathLike | None = ...,
+    *,
+    return_X_y: Literal[True],
+    multiclass: bool = ...,
+) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def load_registered(

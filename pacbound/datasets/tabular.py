@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, cast, overload
 
 import numpy as np
 
@@ -173,7 +173,7 @@ def _handle_missing(
         for j in sorted(set(range(cells.shape[1])) - set(cols))
     ]
     cells, miss = cells[:, cols], miss[:, cols]
-    incomplete = miss.any(axis=1)
+    incomplete = cast(np.ndarray, miss.any(axis=1))  # (m,): NumPy's stubs allow a scalar
     rows = np.ones(len(cells), bool)
     if incomplete.any():
         drop = missing == "drop" or (missing == "auto" and incomplete.mean() <= 0.05)
@@ -185,7 +185,9 @@ def _handle_missing(
                 f"missing values: imputed {miss.sum()} cells in {incomplete.sum()} of "
                 f"{len(cells)} rows (median for numbers, most frequent level for categories)"
             )
-    return np.where(miss, None, cells)[rows], rows, notes, cols
+    # NumPy's stubs refuse None as a value; np.where makes it an object array's None
+    filled = np.where(miss, None, cells)  # type: ignore[call-overload]
+    return filled[rows], rows, notes, cols
 
 
 def _encode_column(
@@ -283,7 +285,10 @@ def dataset_from_cells(
         cells[:, label], missing_values, positive, pair, split, multiclass
     )
     sub, kept, more, cols = _handle_missing(
-        cells[np.ix_(rows, features)], [names[j] for j in features], missing, missing_values
+        cells[np.ix_(rows, features)],  # type: ignore[arg-type]  # NumPy's stubs: arrays only
+        [names[j] for j in features],
+        missing,
+        missing_values,
     )
     columns = [
         _encode_column(sub[:, i], names[features[c]], levels[features[c]])
@@ -298,6 +303,40 @@ def dataset_from_cells(
     if encoded:
         notes.append("one-hot encoded " + "; ".join(encoded))
     return checked_dataset(X, y[kept], feature_names, source, notes, classes)
+
+
+@overload
+def load_file(
+    path: str | os.PathLike,
+    label_column: int | str = ...,
+    *,
+    positive: Any = ...,
+    pair: tuple[Any, Any] | None = ...,
+    drop_columns: Sequence[int | str] = ...,
+    missing: str = ...,
+    missing_values: Sequence[str] = ...,
+    delimiter: str = ...,
+    header: bool = ...,
+    return_X_y: Literal[False] = ...,
+    multiclass: bool = ...,
+) -> Dataset: ...
+
+
+@overload
+def load_file(
+    path: str | os.PathLike,
+    label_column: int | str = ...,
+    *,
+    positive: Any = ...,
+    pair: tuple[Any, Any] | None = ...,
+    drop_columns: Sequence[int | str] = ...,
+    missing: str = ...,
+    missing_values: Sequence[str] = ...,
+    delimiter: str = ...,
+    header: bool = ...,
+    return_X_y: Literal[True],
+    multiclass: bool = ...,
+) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def load_file(

@@ -86,7 +86,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_params(self, params: dict[str, Any]) -> None:
         """Store the constructor's arguments (``locals()`` of ``__init__``) unchanged."""
-        vars(self).update({k: v for k, v in params.items() if k not in ("self", "__class__")})
+        kept = {k: v for k, v in params.items() if k not in ("self", "__class__")}
+        self.__dict__.update(kept)  # vars(self); typeshed types vars() as read-only
 
     def _solve(self, H: jax.Array, y: np.ndarray, w: np.ndarray | None):
         raise NotImplementedError

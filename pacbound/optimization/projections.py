@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
@@ -114,7 +115,7 @@ def _project_jvp(primals, tangents):
 
 
 def box_hyperplane_feasible(
-    a: ArrayLike, c: ArrayLike, lower: ArrayLike, upper: ArrayLike
+    a: jax.Array | np.ndarray, c: ArrayLike, lower: ArrayLike, upper: ArrayLike
 ) -> jax.Array:
     """Whether ``{lower <= x <= upper, a^T x = c}`` is non-empty (up to a few ulps of
     ``sum_i |a_i| max(|l_i|, |u_i|)``): ``l <= u`` and ``c`` between ``min`` and ``max`` of
@@ -130,7 +131,8 @@ def box_hyperplane_feasible(
     hi = jnp.sum(jnp.maximum(a * lower, a * upper))
     scale = jnp.sum(jnp.abs(a) * jnp.maximum(jnp.abs(lower), jnp.abs(upper)))
     slack = 16 * jnp.finfo(a.dtype).eps * scale
-    return jnp.all(lower <= upper) & (c >= lo - slack) & (c <= hi + slack)
+    ordered = jnp.all(jnp.less_equal(lower, upper))
+    return ordered & jnp.greater_equal(c, lo - slack) & jnp.less_equal(c, hi + slack)
 
 
 @jax.jit

@@ -12,6 +12,7 @@ bound clipped at 1), :func:`run_optimizer`, any optax optimizer on such an objec
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -89,7 +90,8 @@ def run_optimizer(loss_fn: Callable, params, optimizer, steps: int, keep_best: b
     init = (params, optimizer.init(params), best)
     (params, _, best), values = lax.scan(step, init, jnp.arange(steps + 1))
     if keep_best:
-        return best[0], values[:steps], best[1]
+        best_params, best_value = cast(tuple[Any, jax.Array], best)  # kept: not None
+        return best_params, values[:steps], best_value
     return params, values[:steps], values[steps]
 
 

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from pacbound.solvers.edges import column_edges, prepare_votes, square_edges, votes_column
 from pacbound.solvers.protocol import complemented_posterior
@@ -131,7 +132,7 @@ def complemented_index(base: jax.Array, negative: jax.Array, size: int) -> jax.A
     return (base + jnp.where(negative, size, 0)).astype(jnp.int32)
 
 
-def split_index(index: jax.Array, size: int) -> tuple[jax.Array, jax.Array]:
+def split_index(index: jax.Array | np.ndarray, size: int) -> tuple[jax.Array, jax.Array]:
     """``(base, sign)`` of a self-complemented index (``sign`` is ``+1`` / ``-1``; an index
     ``< 0``, no choice, gives base 0 and sign 0).
 

@@ -92,7 +92,7 @@ class Rounds(NamedTuple):
     error_bounds: jax.Array
 
 
-def _moments(vote, y, w):
+def _moments(vote, y, w) -> tuple[jax.Array, jax.Array]:
     return jnp.sum(w * y * vote) / jnp.sum(w), jnp.sum(w * vote**2) / jnp.sum(w)
 
 

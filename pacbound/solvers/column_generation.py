@@ -313,9 +313,9 @@ def _result(run: LoopResult, candidates: Candidates) -> LearnerResult:
         stumps, q = stump_posterior(candidates.search, run.ids, mass)
         n_candidates = jnp.sum(candidates.valid).astype(jnp.int32)
     half = q.shape[0] // 2
-    info = ColumnGenerationInfo(run.ids, run.count, s.weights, s.alpha, s.nu, run.violation,
+    info = ColumnGenerationInfo(run.ids, run.n_columns, s.weights, s.alpha, s.nu, run.violation,
                                 run.inner, n_candidates)  # fmt: skip
-    return LearnerResult(q, q[:half] - q[half:], s.objective, run.count, run.converged, stumps,
+    return LearnerResult(q, q[:half] - q[half:], s.objective, run.n_columns, run.converged, stumps,
                          info)  # fmt: skip
 
 

@@ -115,7 +115,7 @@ def complemented_votes(candidates: Candidates, index: jax.Array, dtype) -> jax.A
 class _Loop(NamedTuple):
     columns: jax.Array  # (m, T) buffer
     ids: jax.Array  # (T,) self-complemented candidate index of each slot, -1 when empty
-    count: jax.Array
+    n_columns: jax.Array
     solution: MasterSolution
     best: jax.Array  # the most violating candidate
     violation: jax.Array  # its violation edge - nu
@@ -133,14 +133,14 @@ def _price(candidates: Candidates, solution: MasterSolution, y, ids):
 
 def _add_column(s: _Loop, candidates, master, problem, y) -> _Loop:
     column = complemented_votes(candidates, s.best, s.columns.dtype)
-    columns = s.columns.at[:, s.count].set(column)
-    ids = s.ids.at[s.count].set(s.best)
-    active = jnp.arange(ids.shape[0]) <= s.count
+    columns = s.columns.at[:, s.n_columns].set(column)
+    ids = s.ids.at[s.n_columns].set(s.best)
+    active = jnp.arange(ids.shape[0]) <= s.n_columns
     solution = master.solve(problem, columns, active, s.solution)
     best, violation = _price(candidates, solution, y, ids)
     inner = s.inner + solution.iterations
     converged = s.converged & solution.converged
-    return _Loop(columns, ids, s.count + 1, solution, best, violation, inner, converged)
+    return _Loop(columns, ids, s.n_columns + 1, solution, best, violation, inner, converged)
 
 
 class LoopResult(NamedTuple):
@@ -149,7 +149,7 @@ class LoopResult(NamedTuple):
     steps in all and whether every solve and the dual certificate were certified."""
 
     ids: jax.Array
-    count: jax.Array
+    n_columns: jax.Array
     solution: MasterSolution
     violation: jax.Array
     inner: jax.Array
@@ -195,8 +195,9 @@ def column_generation(
         return tol + 4 * jnp.finfo(dtype).eps * jnp.sum(jnp.abs(s.solution.alpha))
 
     def cond(s):
-        return (s.violation > threshold(s)) & (s.count < max_iter)
+        return (s.violation > threshold(s)) & (s.n_columns < max_iter)
 
     s = lax.while_loop(cond, lambda s: _add_column(s, candidates, master, problem, y), init)
     converged = s.converged & (s.violation <= threshold(s))
-    return LoopResult(s.ids, s.count, s.solution, jnp.maximum(s.violation, 0), s.inner, converged)
+    violation = jnp.maximum(s.violation, 0)
+    return LoopResult(s.ids, s.n_columns, s.solution, violation, s.inner, converged)

@@ -28,7 +28,7 @@ The reported bound is Theorem 3.2 at ``C' = 2 c_a k_bar C``: it equals a constan
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -309,7 +309,9 @@ def kl_ql(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
     """
-    options = dict(sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta)
+    options: dict[str, Any] = dict(
+        sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
+    )
     options.update(loss="quadratic", relaxation=relaxation)
     return kl_coordinate_descent(H, y, C, gamma, **options)
 
@@ -337,7 +339,9 @@ def kl_el(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
     """
-    options = dict(sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta)
+    options: dict[str, Any] = dict(
+        sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
+    )
     return kl_coordinate_descent(
         H, y, C, gamma, loss="exponential", relaxation=relaxation, **options
     )

@@ -30,6 +30,7 @@ The pieces the continuation (:mod:`pacbound.solvers.mincq_path`) shares: :func:`
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -247,7 +248,8 @@ def solve_mincq(
     phases = [problem]
     if mixed_precision and dtype == jnp.float64:
         phases.insert(0, MinCqProblem(*(t.astype(jnp.float32) for t in problem)))
-    start = (project(u0, a, mu), initial_lipschitz(phases[0]), jnp.zeros(2), 0)  # once per vmap
+    # (x, L, multipliers, k), computed once per vmap; each phase starts where the last stopped
+    start: tuple[Any, ...] = (project(u0, a, mu), initial_lipschitz(phases[0]), jnp.zeros(2), 0)
     for i, phase in enumerate(phases):
         stall = STALL_ITERATIONS if i + 1 < len(phases) else np.iinfo(np.int32).max
         s = fista_phase(phase, mu, start, tol, atol, max_iter, feasible, stall)

@@ -26,7 +26,7 @@ of the linearization ``g^T (v - u)`` is at least ``-gap``, and ``mu2`` is convex
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import NamedTuple, SupportsFloat, cast
 
 import jax
 import jax.numpy as jnp
@@ -196,7 +196,7 @@ def check_mincq_inputs(
             )
     check_scalar("mu", mu, 0.0, low_open=True)
     if is_concrete(mu, H, y, sample_weight):
-        mu, largest = float(mu), float(max_realizable_mu(H, y, sample_weight))
+        mu, largest = float(cast(SupportsFloat, mu)), float(max_realizable_mu(H, y, sample_weight))
         if mu > largest * (1 + 1e-9):
             raise ValueError(
                 f"mu = {mu:g} is not realizable by a quasi-uniform posterior on these voters: the "

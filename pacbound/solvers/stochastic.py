@@ -75,7 +75,7 @@ patience=2)``) counted in optimizer steps instead of epochs (module docstring)."
 class DirichletInfo(NamedTuple):
     """What :func:`minimize_dirichlet_bound` adds to the :class:`LearnerResult`.
 
-    The class attribute ``posterior_family = "dirichlet"`` tells
+    Its property ``posterior_family = "dirichlet"`` tells
     :func:`pacbound.certify.certify` that ``q`` is only the mean of the posterior (it refuses
     the result and points to :func:`pacbound.stochastic_votes.certify_dirichlet`).
 
@@ -95,7 +95,11 @@ class DirichletInfo(NamedTuple):
     risk: jax.Array
     kl: jax.Array
     trajectory: jax.Array
-    posterior_family = "dirichlet"
+
+    @property
+    def posterior_family(self) -> str:
+        """``"dirichlet"``: ``q`` is the posterior's mean, not the posterior."""
+        return "dirichlet"
 
 
 def _bound_name(bound: str) -> str:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from pacbound.solvers.protocol import traits
 from pacbound.sweep.paths import path_result
@@ -98,7 +99,7 @@ def make_cells(learner: Callable, grids: dict, zipped: bool) -> Cells:
         outer = {name: a.ravel() for name, a in zip(arrays, mesh)}
         cells = mesh[0].size if mesh else 1
         inner = None if rounds is None else np.tile(rounds, (cells, 1))
-    cells = len(next(iter(outer.values()))) if outer else len(inner)
+    cells = len(next(iter(outer.values()))) if outer else len(cast(np.ndarray, inner))
     inner = np.zeros((cells, 1), np.int32) if inner is None else inner
     values = {name: np.repeat(a, inner.shape[1]) for name, a in outer.items()}
     prefix = None if rounds is None else traits(learner).prefix
@@ -164,7 +165,7 @@ def prefixes(plan: Plan, result, rounds: jax.Array):
     (stacked once) when the grid sweeps no prefix."""
     if plan.prefix is None:
         return jax.tree.map(lambda a: a[None], result)
-    truncate = traits(plan.learner).truncate
+    truncate = cast(Callable, traits(plan.learner).truncate)  # declared with the prefix
     return jax.vmap(lambda r: truncate(result, r))(rounds)
 
 
@@ -250,7 +251,8 @@ def refit(plan: Plan, H, y, options: dict, values: dict):
     rounds = values.pop(plan.prefix)
     values[plan.prefix] = plan.max_rounds
     result = plan.learner(H, y, **dict(plan.static), **options, **values)
-    return traits(plan.learner).truncate(result, rounds)
+    truncate = cast(Callable, traits(plan.learner).truncate)  # declared with the prefix
+    return truncate(result, rounds)
 
 
 def split_options(options: dict | None) -> tuple[tuple[tuple[str, Any], ...], dict]:
@@ -289,7 +291,7 @@ def check_folds(y: np.ndarray, folds: int) -> None:
         raise ValueError(f"folds must lie in [2, {smallest}] (the smallest class); got {folds}")
 
 
-def stratified_folds(y: np.ndarray, folds: int = 5, seed: int = 0) -> np.ndarray:
+def stratified_folds(y: ArrayLike, folds: int = 5, seed: int = 0) -> np.ndarray:
     """``(m,)`` fold of every example: each class shuffled (seeded), then dealt round-robin
     after the previous classes, so every fold keeps the class proportions and fold sizes differ
     by at most one.
@@ -356,7 +358,7 @@ def fold_votes(voters: Callable, X: np.ndarray, valid: np.ndarray) -> np.ndarray
     return stacked
 
 
-def first_argmin(values: jax.Array) -> int:
+def first_argmin(values: ArrayLike) -> int:
     """The first index of the smallest value, NaN counted as ``+inf``.
 
     Example:

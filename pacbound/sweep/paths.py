@@ -11,6 +11,7 @@ of the single solves, to their certified tolerance.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from pacbound.solvers.protocol import traits
 
@@ -50,6 +51,7 @@ def path_result(plan, H, y, weight, values: dict, options: dict):
       ((2, 6), [True, True])
     """
     declared = traits(plan.learner)
-    return declared.solve_path(
+    solve_path = cast(Callable, declared.solve_path)  # declared: solves_as_path chose this
+    return solve_path(
         H, y, values[declared.path], sample_weight=weight, **dict(plan.static), **options
     )

@@ -112,7 +112,7 @@ class BoundSelection(NamedTuple):
     by the cell count), ``values``, ``best_index``, ``best_values``, and ``result``, the grid's
     stacked results."""
 
-    bounds: jax.Array
+    bounds: np.ndarray
     delta: float
     values: dict[str, np.ndarray]
     best_index: int
@@ -287,10 +287,13 @@ def cross_validate(
     risks = _run(cv_chunk, plan, cells, (jnp.asarray(H), y, *masks, traced), execution).T
     mean = jnp.mean(risks, axis=0)
     best = first_argmin(mean)
-    model = transform = None
+    model: Any = None
+    transform: Callable | None = None
     if refit_best:
-        transform = None if voters is None else voters(X)
-        H_all = X if voters is None else transform(X)
+        H_all = X
+        if voters is not None:
+            transform = voters(X)
+            H_all = transform(X)
         model = refit(plan, H_all, y, traced, _best(cells.values, best))
     return CrossValidation(risks, mean, cells.values, best, _best(cells.values, best), model,
                            transform)  # fmt: skip

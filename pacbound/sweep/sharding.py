@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import jax
 import jax.numpy as jnp
@@ -120,7 +120,7 @@ def _bytes(fn, plan, mesh, cells, shared, per_device: int) -> int:
     """Device memory XLA plans for ``per_device`` cells on each device (arguments, temps, out)."""
     chunk = _take(cells, 0, per_device * mesh.size)
     compiled = _run.lower(chunk, shared, fn=fn, plan=plan, mesh=mesh).compile()
-    stats = compiled.memory_analysis()
+    stats = cast(Any, compiled.memory_analysis())  # None only on backends without the analysis
     used = stats.argument_size_in_bytes + stats.output_size_in_bytes + stats.temp_size_in_bytes
     return int(used - stats.alias_size_in_bytes)
 
@@ -233,7 +233,8 @@ def _placed(x: ArrayLike, axis: int, pad: int, fill, sharding: NamedSharding) ->
     m = x.shape[axis]
     shape = (*x.shape[:axis], m + pad, *x.shape[axis + 1 :])
 
-    def block(index: tuple[slice, ...]) -> np.ndarray:
+    def block(index: tuple[slice, ...] | None) -> np.ndarray:
+        index = cast(tuple[slice, ...], index)  # a NamedSharding's blocks are slices, not None
         start, stop, _ = index[axis].indices(shape[axis])
         rows = list(index)
         rows[axis] = slice(min(start, m), min(stop, m))

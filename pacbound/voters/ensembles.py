@@ -119,7 +119,7 @@ def ensemble_predictions(model: Any, X: Any) -> np.ndarray:
     _check_model(model)
     X = _inputs(model, X)
     n_classes = len(model.classes_)
-    columns = []
+    columns: list[np.ndarray] = []
     for est, features in _members(model):
         out = np.asarray(est.predict(X if features is None else X[:, features]))
         index = out.astype(np.int32)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -80,12 +80,13 @@ def select_and_fit(
     if not spec.grid:
         transform = stumps(X)
         return Fitted(learner(transform(X), y, **spec.fixed), transform, {}, float("nan"))
-    grids = {k: np.asarray(_subgrid(v, values)) for k, v in spec.grid.items()}
+    grids: dict[str, Any] = {k: np.asarray(_subgrid(v, values)) for k, v in spec.grid.items()}
     cv = sweep.cross_validate(
         learner, X, y, stumps, folds=folds, seed=seed, options=dict(spec.fixed), batch_size=1,
         **grids,
     )  # fmt: skip
-    return Fitted(cv.refit, cv.voters, cv.best_values, float(cv.mean_risk[cv.best_index]))
+    fitted_voters = cast(Callable, cv.voters)  # fitted: voters given and refit_best
+    return Fitted(cv.refit, fitted_voters, cv.best_values, float(cv.mean_risk[cv.best_index]))
 
 
 def _split(protocol: Protocol, name: str, X: np.ndarray, y: np.ndarray, seed: int):
@@ -185,7 +186,10 @@ def reproduce(
     folds = folds or (QUICK_FOLDS if quick else protocol.folds)
     grid_values = grid_values or (QUICK_VALUES if quick else None)
     cv = {"folds": folds, "values": grid_values, "seed": seed}
-    payload = {"table": table, "settings": {**cv, "learners": _grids(protocol, chosen, cv)}}
+    payload: dict[str, Any] = {
+        "table": table,
+        "settings": {**cv, "learners": _grids(protocol, chosen, cv)},
+    }
     payload.update(rows=[], skipped={})
     total, done = len(names) * len(chosen), 0
     report = progress or (lambda done, total, label: None)
