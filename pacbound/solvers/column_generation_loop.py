@@ -180,7 +180,7 @@ def column_generation(
       >>> problem = LearnerProblem(y, jnp.ones(4), f32(0.3), f32(1e-5), jnp.int32(1000))
       >>> candidates = dense_candidates(H, f32)
       >>> run = column_generation(CQBOOST.master, problem, candidates, y, f32(1e-6), 5)
-      >>> int(run.count), bool(run.converged)
+      >>> int(run.n_columns), bool(run.converged)
       (4, True)
     """
     m, dtype = y.shape[0], y.dtype
