@@ -4,16 +4,37 @@
 * ``as_floats(*stats)``: the statistics in one float dtype (``None`` passes through).
 * ``maurer_term(n, delta, factor)``: ``ln(factor sqrt(n) / delta)``.
 * ``clip_unit(x, clip)``: ``x`` clipped to ``[0, 1]`` when ``clip`` (a bound on a probability).
-* ``chebyshev_cantelli(numerator, mu)``: ``[numerator]_+ / (1/2 - mu)^2``.
+* ``kl_level(kl_term, n, delta, factor)``: PAC-Bayes-kl's level ``(kl_term + ln(factor
+  sqrt(n) / delta)) / n``, rounded up.
+* ``sum_up(*terms)``: a sum of terms of any sign, rounded up.
+* ``chebyshev_cantelli(numerator, mu)``: ``[numerator]_+ / (1/2 - mu)^2``, rounded up.
+
+Certified values: every bound of :mod:`pacbound.bounds.second_order` returns a float ``>=``
+the exact value of its formula for the given floats (``n``, ``m`` exact as given), in
+float32 and float64 alike, by the rule of :mod:`pacbound.bounds` ("Certified values"): the
+roundings of each formula are counted (first order: relative errors add through products,
+quotients and sums of terms of one sign; sums of terms of both signs add ``u`` times each
+partial sum's magnitude) and the value is moved outward past them with ``kl.round_up``
+(``round_down`` for a quantity the bound decreases in); the levels are rounded up before they
+reach a certified kl-inverse.
 """
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
+from jax import lax
 from jax.typing import ArrayLike
 
-__all__ = ["as_floats", "chebyshev_cantelli", "clip_unit", "maurer_term"]
+from pacbound.kl import round_up
+
+__all__ = ["as_floats", "chebyshev_cantelli", "clip_unit", "kl_level", "maurer_term", "sum_up"]
+
+# ln(factor sqrt(n) / delta) within 7.2 u: n's conversion and the sqrt 1.5 u, so 1.5 u absolute
+# in the first log (>= ln 2), 4 u relative in each log, 1 u for their sum: 1.5 / ln 2 + 5 < 7.2
+_MAURER_LOG = 7.2
 
 
 def as_floats(*stats: ArrayLike | None) -> list[jax.Array | None]:
@@ -29,6 +50,31 @@ def maurer_term(n: jax.Array, delta: jax.Array, factor: float) -> jax.Array:
     """``ln(factor sqrt(n) / delta)``: Maurer's (2004) term of PAC-Bayes-kl, ``factor = 2`` per
     inequality (``4`` when ``delta`` is split between two)."""
     return jnp.log(factor * jnp.sqrt(n)) - jnp.log(delta)
+
+
+def kl_level(
+    kl_term: jax.Array, n: jax.Array, delta: jax.Array, factor: float, delta_roundings: float = 0.0
+) -> jax.Array:
+    """PAC-Bayes-kl's level ``(kl_term + ln(factor sqrt(n) / delta)) / n`` rounded up (a float
+    ``>=`` its exact value), for ``kl_term`` exact (``KL`` or ``2 KL``, clipped at 0),
+    ``factor`` 2 or 4, ``n >= 1`` rounded to its float and ``delta <= 1`` within
+    ``delta_roundings`` u of the exact confidence (``delta / n_mu``: 2): the log term within
+    ``_MAURER_LOG + delta_roundings / ln 2`` u, the sum, ``n`` and the division 3 u."""
+    level = (jnp.maximum(kl_term, 0.0) + maurer_term(n, delta, factor)) / n
+    return round_up(level, _MAURER_LOG + delta_roundings / math.log(2.0) + 3.0)
+
+
+def sum_up(*terms: jax.Array) -> jax.Array:
+    """``terms[0] + terms[1] + ...`` rounded up, for exact terms of any sign (upper bounds on
+    the exact ones where a bound increases in them): each partial sum's rounding is at most
+    ``u`` times its magnitude; their total is added, then one float up. The derivative is the
+    sum's."""
+    total, error = terms[0], jnp.zeros_like(terms[0])
+    for term in terms[1:]:
+        total = total + term
+        error = error + jnp.abs(total)
+    roundoff = float(jnp.finfo(total.dtype).eps) / 2.0
+    return round_up(total + lax.stop_gradient(error) * roundoff, 0.0)
 
 
 def clip_unit(x: jax.Array, clip: bool = True) -> jax.Array:
@@ -47,6 +93,7 @@ def chebyshev_cantelli(numerator: jax.Array, mu: jax.Array) -> jax.Array:
 
     from ``MV`` erring only where ``W = E_rho[1[h errs]] >= 1/2`` and Cantelli's inequality
     on ``(W - mu)^2``. ``numerator`` is an upper bound on ``E_{rho^2}[L_mu] = E[(W - mu)^2]
-    >= 0``, so its negative part is dropped. Unclipped above (see ``clip_unit``).
+    >= 0``, so its negative part is dropped. Unclipped above (see ``clip_unit``). Rounded up:
+    ``1/2 - mu``, its square and the quotient, 4 u.
     """
-    return jnp.maximum(numerator, 0.0) / (0.5 - mu) ** 2
+    return round_up(jnp.maximum(numerator, 0.0) / (0.5 - mu) ** 2, 4.0)
