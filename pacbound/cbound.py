@@ -11,8 +11,9 @@ with ``R(G_Q) = (1 - mu1)/2`` the Gibbs risk, ``d_Q = (1 - mu2)/2`` the disagree
 ``e_Q = R(G_Q) - d_Q / 2`` the joint error. When ``mu1 <= 0`` the bound is the trivial 1.
 
 ``cbound_trinomial_sup`` is the worst C-bound over a trinomial kl-ball around the empirical
-``(e_S, d_S)``: the optimization inside PAC-Bound 2 of Germain et al. (2015), certified (a
-float ``>=`` the exact supremum; see its docstring). ``cbound_upper`` is the C-bound rounded
+``(e_S, d_S)``: the optimization inside PAC-Bound 2 of Germain et al. (2015), and with an
+optional cap on the joint error that of PAC-Bound 2', certified (a float ``>=`` the exact
+supremum; see its docstring). ``cbound_upper`` is the C-bound rounded
 up, the last step of every certified C-bound form (:mod:`pacbound.bounds`, "Certified
 values").
 """
