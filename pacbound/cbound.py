@@ -162,19 +162,14 @@ def _level_up(ball: _Ball, kl_low):
     return round_up(round_up(jnp.maximum(ball.eps - kl_low, 0.0), 1.0) * ball.scale_up, 1.0)
 
 
-def _e_max_up(d, ball: _Ball, kl_low):
-    """``(1 - d) kl^-1_up(e_S / (1 - d_S), (eps - kl) / (1 - d_S))`` rounded up, for a lower
-    bound ``kl_low`` on ``kl(d_S || d)``."""
-    return round_up(
-        round_up(1.0 - d, 1.0) * kl_inv_upper(ball.ratio_up, _level_up(ball, kl_low)), 1.0
-    )
-
-
 def _slice_bounds(d, ball: _Ball):
-    """``(upper, lower)`` floats around the exact slice maximum ``phi(d)`` (``-inf`` below
-    where the slice may be empty): ``_cbound_on_slice`` with every step rounded outward, the
-    kl-inverse certified from above (upper) and from below (lower), the top ``e`` capped."""
+    """``(upper, lower, root)``: floats around the exact slice maximum ``phi(d)`` (``-inf``
+    below where the slice may be empty), ``_cbound_on_slice`` with every step rounded outward,
+    the kl-inverse certified from above (upper) and from below (lower), the top ``e`` capped;
+    and ``root``, the certified upper kl-inverse (the slice's top ``e`` is at most ``(1 - d)
+    root``, uncapped), which the bracket bound and the gradient read."""
     kl_low, kl_high = binary_kl_interval(ball.d_s, d)
+    kl_low = jnp.where(d == ball.d_s, 0.0, kl_low)  # kl(d_S || d_S) = 0
     slack = round_down(ball.eps - kl_high, 1.0)
     level = jnp.maximum(round_down(jnp.maximum(slack, 0.0) * ball.scale_low, 1.0), 0.0)
     ratios = [ball.ratio_up, ball.ratio_low]
@@ -193,16 +188,15 @@ def _slice_bounds(d, ball: _Ball):
         feasible = feasible & (lowest <= ball.cap)  # then min(e_low, cap) is in the slice
     upper = cbound_upper(round_down(1.0 - 2.0 * e_up - d, 2.0), round_up(1.0 - 2.0 * d, 1.0))
     lower = jnp.where(feasible, _cbound_low(e_low, d), -jnp.inf)
-    return upper, lower
+    return upper, lower, roots[1][0]
 
 
-def _bracket_bound(lo, hi, ball: _Ball):
-    """A float ``>= sup phi`` over ``[lo, hi]``: the largest ``e`` of the ball on the bracket,
-    ``E = (1 - lo) kl^-1_up(.., max slack)``, at the C-bound's best corner,
+def _bracket_bound(lo, hi, root, ball: _Ball):
+    """A float ``>= sup phi`` over ``[lo, hi]``, from ``root``, the certified kl-inverse of the
+    slice at the point of ``[lo, hi]`` nearest ``d_S`` (the largest slack on the bracket, so
+    ``E = (1 - lo) root`` bounds every ``e`` of the ball there): the C-bound at its best corner,
     ``1 - (1 - 2E - hi)^2 / (1 - 2 lo)`` (C increases in ``e``; tight for a tiny bracket)."""
-    nearest = jnp.clip(ball.d_s, lo, hi)
-    kl_low = jnp.where(nearest == ball.d_s, 0.0, binary_kl_interval(ball.d_s, nearest)[0])
-    e_up = _e_max_up(lo, ball, kl_low)
+    e_up = round_up(round_up(1.0 - lo, 1.0) * root, 1.0)
     e_up = e_up if ball.cap is None else jnp.minimum(e_up, ball.cap)
     return cbound_upper(round_down(1.0 - 2.0 * e_up - hi, 2.0), round_up(1.0 - 2.0 * lo, 1.0))
 
@@ -221,9 +215,10 @@ class _Golden(NamedTuple):
     x1: jax.Array
     x2: jax.Array
     hi: jax.Array
-    f1: tuple[jax.Array, jax.Array]  # (upper, lower) at x1
-    f2: tuple[jax.Array, jax.Array]
+    f1: tuple[jax.Array, jax.Array, jax.Array]  # _slice_bounds at x1
+    f2: tuple[jax.Array, jax.Array, jax.Array]
     discarded: jax.Array  # a bound on phi over the parts cut off so far
+    root: jax.Array  # the last evaluation's root (the bracket's, after the search)
 
 
 _RATIO = (5.0**0.5 - 1.0) / 2.0
@@ -232,31 +227,54 @@ _RATIO = (5.0**0.5 - 1.0) / 2.0
 _MAX_CUT_RATIO = 2.5  # golden sections have 1.618; beyond, the floats ran out
 
 
-def _golden_step(state: _Golden, ball: _Ball) -> _Golden:
-    """One golden section, keeping one evaluation; the cut part's bound joins ``discarded``.
-    Frozen once the bracket is down to a few floats (no ordered interior points, or cut
-    ratios far from the golden one, which would inflate ``_discarded_bound``)."""
-    lo, x1, x2, hi, f1, f2, discarded = state
-    between = x2 - x1
-    left = f1[0] >= f2[0]  # the maximum is not right of x2: cut (x2, hi]
-    ratio = round_up(jnp.where(left, hi - x2, x1 - lo) / between, 3.0)
+def _golden_cut(state: _Golden, f_new) -> _Golden:
+    """One golden section with ``f_new`` evaluated at its new point (``_golden_point``); the
+    cut part's bound joins ``discarded``. Frozen once the bracket is down to a few floats (no
+    ordered interior points, or cut ratios far from the golden one, which would inflate
+    ``_discarded_bound``)."""
+    lo, x1, x2, hi, f1, f2, discarded, _ = state
+    left, new = _golden_point(state)
+    ratio = round_up(jnp.where(left, hi - x2, x1 - lo) / (x2 - x1), 3.0)
     ordered = (lo <= x1) & (x1 < x2) & (x2 <= hi) & (ratio <= _MAX_CUT_RATIO)
     cut = jnp.where(
         left, _discarded_bound(f2[0], f1[1], ratio), _discarded_bound(f1[0], f2[1], ratio)
     )
-    new_lo, new_hi = jnp.where(left, lo, x1), jnp.where(left, x2, hi)
-    new = jnp.where(left, new_hi - _RATIO * (new_hi - new_lo), new_lo + _RATIO * (new_hi - new_lo))
-    f_new = _slice_bounds(new, ball)
-    moved = _Golden(
-        new_lo,
-        jnp.where(left, new, x2),
-        jnp.where(left, x1, new),
-        new_hi,
-        tuple(jnp.where(left, a, b) for a, b in zip(f_new, f2)),
-        tuple(jnp.where(left, a, b) for a, b in zip(f1, f_new)),
-        jnp.maximum(discarded, cut),
+    moved = state._replace(
+        lo=jnp.where(left, lo, x1),
+        x1=jnp.where(left, new, x2),
+        x2=jnp.where(left, x1, new),
+        hi=jnp.where(left, x2, hi),
+        f1=tuple(jnp.where(left, a, b) for a, b in zip(f_new, f2)),
+        f2=tuple(jnp.where(left, a, b) for a, b in zip(f1, f_new)),
+        discarded=jnp.maximum(discarded, cut),
     )
     return jax.tree.map(lambda a, b: jnp.where(ordered, a, b), moved, state)
+
+
+def _golden_point(state: _Golden) -> tuple[jax.Array, jax.Array]:
+    """``(left, new)``: whether the section keeps the left part (the maximum is not right of
+    ``x2``: cut ``(x2, hi]``), and its new interior point."""
+    left = state.f1[0] >= state.f2[0]
+    new_lo, new_hi = jnp.where(left, state.lo, state.x1), jnp.where(left, state.x2, state.hi)
+    width = new_hi - new_lo
+    return left, jnp.where(left, new_hi - _RATIO * width, new_lo + _RATIO * width)
+
+
+def _search_step(i, state: _Golden, ball: _Ball, last: int) -> _Golden:
+    """Step ``i`` of the search, one slice evaluation each (so the kl-inverses appear once in
+    the compiled program): ``x1`` (step 0), ``x2`` (1), a golden section (2 to ``last - 1``),
+    then the point of the final bracket nearest ``d_S``, whose root bounds the bracket."""
+    nearest = jnp.clip(ball.d_s, state.lo, state.hi)
+    point = jnp.where(i == 0, state.x1, jnp.where(i == 1, state.x2, _golden_point(state)[1]))
+    f_new = _slice_bounds(jnp.where(i == last, nearest, point), ball)
+    cases = [
+        state._replace(f1=f_new),
+        state._replace(f2=f_new),
+        _golden_cut(state, f_new),
+        state._replace(root=f_new[2]),
+    ]
+    case = jnp.where(i < 2, i, jnp.where(i == last, 3, 2))
+    return jax.tree.map(lambda *xs: lax.select_n(case, *xs), *cases)
 
 
 def _golden_steps(x: jax.Array) -> int:
@@ -265,49 +283,54 @@ def _golden_steps(x: jax.Array) -> int:
     return 60 if jnp.finfo(x.dtype).bits > 32 else 36
 
 
-def _certified_sup(e_s, d_s, eps, cap) -> tuple[jax.Array, jax.Array]:
-    """``(bound, d)``: a float ``>=`` the supremum, and the best ``d`` found (for the gradient).
+def _certified_sup(e_s, d_s, eps, cap) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(bound, d, e)``: a float ``>=`` the supremum, the best ``d`` found and the top ``e``
+    of its slice (uncapped, rounded up; for the gradient).
 
     Golden sections over the certified d-range of the ball; every part cut off is bounded by
     concavity (``_discarded_bound``), the last bracket directly (``_bracket_bound``), so the
-    bound holds whatever the comparisons decided.
+    bound holds whatever the comparisons decided. One ``lax.fori_loop`` evaluates every point
+    (``_search_step``).
     """
     ball = _ball(e_s, d_s, eps, cap)
     lo = kl_inv_lower(d_s, eps)
     hi = jnp.minimum(kl_inv_upper(d_s, eps), 0.5)
     x1, x2 = hi - _RATIO * (hi - lo), lo + _RATIO * (hi - lo)
-    upper, lower = _slice_bounds(jnp.stack([x1, x2]), ball)  # both points in one evaluation
-    f1, f2 = (upper[0], lower[0]), (upper[1], lower[1])
-    start = _Golden(lo, x1, x2, hi, f1, f2, jnp.full_like(lo, -jnp.inf))
-    end = lax.fori_loop(0, _golden_steps(e_s), lambda _, s: _golden_step(s, ball), start)
-    bound = jnp.maximum(end.discarded, _bracket_bound(end.lo, end.hi, ball))
-    best = jnp.where(end.f1[0] >= end.f2[0], end.x1, end.x2)
-    return jnp.clip(bound, 0.0, 1.0), best
+    unknown = (jnp.zeros_like(lo),) * 3
+    start = _Golden(lo, x1, x2, hi, unknown, unknown, jnp.full_like(lo, -jnp.inf), unknown[0])
+    last = _golden_steps(e_s) + 2
+    end = lax.fori_loop(0, last + 1, lambda i, s: _search_step(i, s, ball, last), start)
+    bound = jnp.maximum(end.discarded, _bracket_bound(end.lo, end.hi, end.root, ball))
+    left = end.f1[0] >= end.f2[0]
+    best = jnp.where(left, end.x1, end.x2)
+    top = (1.0 - best) * jnp.where(left, end.f1[2], end.f2[2])
+    return jnp.clip(bound, 0.0, 1.0), best, top
 
 
-def _multipliers(e, d, e_s, d_s, eps, cap):
+def _multipliers(e, top, d, e_s, d_s, eps, cap):
     """KKT multipliers ``(lam_kl, lam_cap)`` of ``max C(e, d)`` under ``g1 = kl(e_S, d_S || e, d)
     - eps <= 0`` and ``g2 = e - cap <= 0`` at the optimum ``(e, d)``: ``grad C = lam_kl grad g1
     + lam_cap grad g2``. Where the cap (nearly) binds, both from the 2x2 system (exact at the
-    kink where both bind, ``lam_kl ~ 0`` when only the cap does); elsewhere the kl constraint
-    alone (``lam_cap = 0``)."""
+    kink where both bind, ``lam_kl ~ 0`` when only the cap does, read from ``top``, the slice's
+    uncapped top ``e``); elsewhere the kl constraint alone (``lam_cap = 0``)."""
     c_e, c_d = jax.grad(lambda e, d: jnp.sum(_cbound_at(e, d)), argnums=(0, 1))(e, d)
     k_e, k_d = jax.grad(lambda e, d: jnp.sum(trinomial_kl(e_s, d_s, e, d)), (0, 1))(e, d)
-    near_cap = _slice_top(d, e_s, d_s, eps) >= cap * (1.0 - jnp.sqrt(jnp.finfo(e.dtype).eps))
+    near_cap = top >= cap * (1.0 - jnp.sqrt(jnp.finfo(e.dtype).eps))
     lam_both = c_d / jnp.where(k_d != 0, k_d, 1.0) * (k_d != 0)
     lam_kl = jnp.where(near_cap, lam_both, c_e / jnp.where(k_e > 0, k_e, 1.0) * (k_e > 0))
     lam_cap = jnp.where(near_cap, c_e - lam_both * k_e, 0.0)
     return lam_kl, lam_cap
 
 
-def _capped_envelope(d, e_s, d_s, eps, cap):
+def _capped_envelope(d, top, e_s, d_s, eps, cap):
     """Zero, with the derivative of the capped supremum in ``(e_S, d_S, eps, cap)``: the
     constrained envelope theorem's ``lam_kl (d eps - d kl(e_S, d_S || e, d)) + lam_cap d cap``
     at the optimum ``(e, d)`` (the maximum often sits on the kink where the cap starts to bind,
-    so holding ``d`` fixed, the unconstrained envelope, would be wrong there)."""
+    so holding ``d`` fixed, the unconstrained envelope, would be wrong there). ``d`` and
+    ``top`` (the slice's uncapped top ``e``) come from the search (``_certified_sup``)."""
     fixed = [lax.stop_gradient(x) for x in (e_s, d_s, eps, cap)]
-    e = jnp.minimum(_slice_top(d, *fixed[:3]), fixed[3])
-    lam_kl, lam_cap = _multipliers(e, d, *fixed)
+    e = jnp.minimum(top, fixed[3])
+    lam_kl, lam_cap = _multipliers(e, top, d, *fixed)
     lagrangian = lam_kl * (eps - trinomial_kl(e_s, d_s, e, d)) + lam_cap * cap
     return lagrangian - lax.stop_gradient(lagrangian)
 
@@ -369,9 +392,8 @@ def cbound_trinomial_sup(
     eps = jnp.maximum(eps, 0.0)
     cap = cap[0] if cap else None
     fixed = [None if x is None else lax.stop_gradient(x) for x in (e_s, d_s, eps, cap)]
-    bound, best = _certified_sup(*fixed)
-    best = lax.stop_gradient(best)
+    bound, best, top = _certified_sup(*fixed)
     if cap is not None:
-        return bound + _capped_envelope(best, e_s, d_s, eps, cap)
+        return bound + _capped_envelope(best, top, e_s, d_s, eps, cap)
     smooth = _cbound_on_slice(best, e_s, d_s, eps)
     return bound + (smooth - lax.stop_gradient(smooth))  # the value, the envelope's gradient
