@@ -16,7 +16,10 @@ from tests.reference import extended_second_order as X
 LD = np.longdouble
 N = 100  # draws per hypothesis example, one jitted call per bound and dtype
 EXAMPLES = 3  # 300 draws of every bound per dtype
-TOLERANCE = {np.float32: 1e-6, np.float64: 1e-12}
+# float32: 34 u of a value near 1. The chain of CCTND (and TND) at mu = 0, the level rounded up
+# past its counted roundings (~10 u, moving the kl-inverse ~5 ulps), the certified inverse's
+# outward step (~3 ulps), the Cantelli quotient's 4 u, reached 17 u = 1.02e-6 on a float32 draw.
+TOLERANCE = {np.float32: 2e-6, np.float64: 1e-12}
 # PAC-Bound 2' shares PAC-Bound 2's certified search (cbound.cbound_trinomial_sup): 1e-5 in
 # float32; the Bennett grid's Lambert W is ill-conditioned near its branch point in float32
 # (the grid moves, the union bound stays valid): its loss is measured on the float64 draws.
@@ -162,24 +165,31 @@ def test_report_tightness_losses(record_property):
         record_property(f"loss_{dtype.__name__}", losses)
 
 
-def test_pac_bound_2_prime_is_monotone_in_delta_at_its_clip():
-    """The reported repro: a CB-Boost vote on the estimators' test data, whose PAC-Bound 2' is
-    vacuous (the exact supremum clips to 1): the certificate is 1.0 at every delta, never one
-    ulp below it (the golden-section search used to approach the maximum from below)."""
-    from pacbound import certify, estimators
+# The statistics of the reported repro: a CB-Boost vote (3 stumps, 5 rounds) on the estimators'
+# 60-example test data, as pacbound.certify passed them to PAC-Bound 2' (cast to float32 there).
+REPRO = {k: float.fromhex(v) for k, v in (("g", "0x1.2dff6ep-2"), ("d", "0x1.681e8ap-2"))}
+REPRO["kl"] = float.fromhex("0x1.b4df37333b843p+0")
+REPRO_M = 60
 
-    rng = np.random.default_rng(0)
-    X_ = rng.normal(size=(60, 4))
-    y = np.where(X_[:, 0] + 0.5 * X_[:, 1] + 0.3 * rng.normal(size=60) > 0, "spam", "ham")
-    clf = estimators.ESTIMATORS["cbboost"](n_stumps=3, n_rounds=5).fit(X_, y)
-    values = []
-    for delta in (0.005, 0.05, 0.5):
-        cert = certify.certify_margins(
-            clf.train_margins_, clf.train_stats_.kl, bounds=["pac_bound_2_prime"], delta=delta
-        )
-        values.append(float(cert.bounds["pac_bound_2_prime"]))
-    assert values == [1.0, 1.0, 1.0]
-    stats = cert.statistics
-    g, d = (1 - float(stats.mu1)) / 2, (1 - float(stats.mu2)) / 2
-    exact = X.pac_bound_2_prime(g, d, float(stats.kl), int(stats.m), 0.005)[0]
-    assert exact == 1
+
+def _filled(**values):
+    """Draws of the property tests' shapes, every slot ``values``."""
+    return {
+        k: np.full(N, v, np.int64 if k in ("n", "n2") else np.float64) for k, v in values.items()
+    }
+
+
+def test_pac_bound_2_prime_is_monotone_in_delta_at_its_clip():
+    """The reported repro, a vote whose PAC-Bound 2' is vacuous (the exact supremum clips to
+    1): the certificate is 1.0 at every delta, never one ulp below it (the golden-section search
+    used to approach the maximum from below). Evaluated by the property tests' compiled float32
+    program (the same shapes), one delta per slot."""
+    deltas = (0.005, 0.05, 0.5)
+    s = _filled(t=0.0, n=REPRO_M, n2=REPRO_M, delta=0.5, mu=0.0, lam=1.0, variance=0.0, **REPRO)
+    s["delta"][: len(deltas)] = deltas
+    s = _cast(s, np.float32)
+    s["d"] = np.full(N, REPRO["d"], np.float32)
+    values = np.asarray(_jitted("pac_bound_2_prime", np.float32)(s))
+    assert values[: len(deltas)].tolist() == [1.0, 1.0, 1.0]
+    repro = (float(s[k][0]) for k in ("g", "d", "kl"))
+    assert X.pac_bound_2_prime(*repro, REPRO_M, 0.005)[0] == 1  # the exact supremum clips
