@@ -17,15 +17,17 @@ Functions: ``mu_tandem_range``, ``variance_upper_bound``, ``pac_bayes_bennett``,
 ``ccpbb_over_mu``. ``GRID_SIZE`` is the static capacity of the lambda / gamma grids.
 
 Certified values (:mod:`pacbound.bounds.second_order.common`): each bound is a float ``>=``
-the exact minimum of its formula over the grid points it uses. Every grid point's value is
-rounded up by its counted roundings (the variance bound 17 u; Bennett's ``phi(x) / x^2`` is
-evaluated at ``x = gamma K`` rounded up, as it increases in ``x``, within 18 u (``_PHI_ERROR``),
-its sum of terms of both signs by ``common.sum_up``), and the minimum of certified values is
-certified. The grids (points and sizes) are floats computed from ``n2``, ``delta``, ``mu`` and
-the ratios only, never from the data: a data-independent grid, so the union bound holds over it
-exactly as over the papers' real-valued one (which it equals to rounding; the Lambert W of
-``gamma_min`` is ill-conditioned near its branch point, where the two may differ in float32 by
-far more than an ulp, with no effect on validity). CCPBB's confidence ``delta / (2 n_mu)`` is
+the exact minimum of its formula over the grid points it uses. Every grid point's roundings are
+counted (the variance bound 17 u; Bennett's ``phi(x) / x^2`` is evaluated at ``x = gamma K``
+rounded up, as it increases in ``x``, within 18 u (``_PHI_ERROR``), its sum of terms of both
+signs by ``common.sum_with_error``), and the float minimum of the values plus their error
+bounds is rounded up once, one ``kl.round_up`` per posterior rather than per grid point: the
+exact minimum is at most the exact value at the float minimum's slot. The grids (points and
+sizes) are floats computed from ``n2``, ``delta``, ``mu`` and the ratios only, never from the
+data: a data-independent grid, so the union bound holds over it exactly as over the papers'
+real-valued one (which it equals to rounding; the Lambert W of ``gamma_min`` is
+ill-conditioned near its branch point, where the two may differ in float32 by far more than an
+ulp, with no effect on validity). CCPBB's confidence ``delta / (2 n_mu)`` is
 rounded down.
 """
 
@@ -39,7 +41,12 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.bounds.second_order.common import as_floats, chebyshev_cantelli, clip_unit, sum_up
+from pacbound.bounds.second_order.common import (
+    as_floats,
+    chebyshev_cantelli,
+    clip_unit,
+    sum_with_error,
+)
 from pacbound.kl import round_down, round_up
 from pacbound.numerics import lambert_w
 
@@ -139,7 +146,9 @@ def variance_upper_bound(
     complexity = mu_tandem_range(mu) ** 2 * log_term / (2.0 * (n2 - 1.0))
     # the variance term 2 u, t (1 - t) 2 and the quotient 1 (16 u), the sum 1: 17 u
     values = jnp.maximum(variance, 0.0) / (1.0 - t) + complexity / (t * (1.0 - t))
-    return jnp.min(jnp.where(valid, round_up(values, 17.0), jnp.inf), axis=0)
+    # the same 17 u at every grid point: the float minimum rounded up once is >= the minimum of
+    # the exact values (the exact value at the float minimum's slot is below it)
+    return round_up(jnp.min(jnp.where(valid, values, jnp.inf), axis=0), 17.0)
 
 
 # relative error of _phi_over_square in u: the series 4 (Horner, positive terms, 1 u each
@@ -199,12 +208,19 @@ def pac_bayes_bennett(
     gamma, valid, count = _gamma_grid(*_grid_parameters(every, (n2, vd, delta, mu, c2)), grid_size)
     k = mu_tandem_range(mu)  # 1 u
     variance = jnp.maximum(jnp.minimum(variance_bound, round_up(k**2 / 4.0, 3.0)), 0.0)
-    scale = round_up(_phi_over_square(round_up(gamma * k, 2.0)), _PHI_ERROR)
-    spread = round_up(scale * gamma * variance, 2.0)
+    scale = round_up(_phi_over_square(round_up(gamma * k, 2.0)), _PHI_ERROR)  # on the grid
+    spread = scale * gamma * variance  # 2 u
     log_term = 2.0 * jnp.maximum(kl, 0.0) + jnp.log(count) - jnp.log(delta)  # 6 u
-    complexity = round_up(log_term / (gamma * n2), 9.0)  # n2, the product, the quotient
-    values = sum_up(mean, spread, complexity)
-    return jnp.min(jnp.where(valid, values, jnp.inf), axis=0)
+    complexity = log_term / (gamma * n2)  # n2, the product, the quotient: 9 u
+    values, error = sum_with_error(mean, spread, complexity)
+    error = error + lax.stop_gradient(2.0 * spread + 9.0 * complexity) * _roundoff(values)
+    # every slot's value plus its own error bound, the minimum rounded up once (sum_with_error)
+    return round_up(jnp.min(jnp.where(valid, values + error, jnp.inf), axis=0), 0.0)
+
+
+def _roundoff(x: jax.Array) -> float:
+    """Unit roundoff ``u`` of ``x``'s dtype."""
+    return float(jnp.finfo(x.dtype).eps) / 2.0
 
 
 @functools.partial(jax.jit, static_argnames=("grid_size", "clip"))

@@ -6,7 +6,8 @@
 * ``clip_unit(x, clip)``: ``x`` clipped to ``[0, 1]`` when ``clip`` (a bound on a probability).
 * ``kl_level(kl_term, n, delta, factor)``: PAC-Bayes-kl's level ``(kl_term + ln(factor
   sqrt(n) / delta)) / n``, rounded up.
-* ``sum_up(*terms)``: a sum of terms of any sign, rounded up.
+* ``sum_up(*terms)``: a sum of terms of any sign, rounded up; ``sum_with_error(*terms)``: the
+  float sum and its rounding error bound.
 * ``chebyshev_cantelli(numerator, mu)``: ``[numerator]_+ / (1/2 - mu)^2``, rounded up.
 
 Certified values: every bound of :mod:`pacbound.bounds.second_order` returns a float ``>=``
@@ -30,7 +31,15 @@ from jax.typing import ArrayLike
 
 from pacbound.kl import round_up
 
-__all__ = ["as_floats", "chebyshev_cantelli", "clip_unit", "kl_level", "maurer_term", "sum_up"]
+__all__ = [
+    "as_floats",
+    "chebyshev_cantelli",
+    "clip_unit",
+    "kl_level",
+    "maurer_term",
+    "sum_up",
+    "sum_with_error",
+]
 
 # ln(factor sqrt(n) / delta) within 7.2 u: n's conversion and the sqrt 1.5 u, so 1.5 u absolute
 # in the first log (>= ln 2), 4 u relative in each log, 1 u for their sum: 1.5 / ln 2 + 5 < 7.2
@@ -66,15 +75,22 @@ def kl_level(
 
 def sum_up(*terms: jax.Array) -> jax.Array:
     """``terms[0] + terms[1] + ...`` rounded up, for exact terms of any sign (upper bounds on
-    the exact ones where a bound increases in them): each partial sum's rounding is at most
-    ``u`` times its magnitude; their total is added, then one float up. The derivative is the
-    sum's."""
+    the exact ones where a bound increases in them): ``sum_with_error``'s bound is added, then
+    one float up. The derivative is the sum's."""
+    total, error = sum_with_error(*terms)
+    return round_up(total + error, 0.0)
+
+
+def sum_with_error(*terms: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``(total, error)``: the float sum of ``terms`` and a bound on its rounding error (no
+    gradient), ``u`` times each partial sum's magnitude. ``total + error`` rounded up once
+    (``kl.round_up(., 0)``) is ``>=`` the exact sum; so is the smallest such float over a grid,
+    rounded up once (the exact minimum is at most the exact sum at the float minimum's slot)."""
     total, error = terms[0], jnp.zeros_like(terms[0])
     for term in terms[1:]:
         total = total + term
         error = error + jnp.abs(total)
-    roundoff = float(jnp.finfo(total.dtype).eps) / 2.0
-    return round_up(total + lax.stop_gradient(error) * roundoff, 0.0)
+    return total, lax.stop_gradient(error) * (float(jnp.finfo(total.dtype).eps) / 2.0)
 
 
 def clip_unit(x: jax.Array, clip: bool = True) -> jax.Array:
