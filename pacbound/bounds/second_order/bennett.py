@@ -15,6 +15,20 @@ inequality for the weighted majority vote", NeurIPS 2021 (arXiv 2106.13624): Thm
 
 Functions: ``mu_tandem_range``, ``variance_upper_bound``, ``pac_bayes_bennett``, ``ccpbb``,
 ``ccpbb_over_mu``. ``GRID_SIZE`` is the static capacity of the lambda / gamma grids.
+
+Certified values (:mod:`pacbound.bounds.second_order.common`): each bound is a float ``>=``
+the exact minimum of its formula over the grid points it uses. Every grid point's roundings are
+counted (the variance bound 17 u; Bennett's ``phi(x) / x^2`` is evaluated at ``x = gamma K``
+rounded up, as it increases in ``x``, within 18 u (``_PHI_ERROR``), its sum of terms of both
+signs by ``common.sum_with_error``), and the float minimum of the values plus their error
+bounds is rounded up once, one ``kl.round_up`` per posterior rather than per grid point: the
+exact minimum is at most the exact value at the float minimum's slot. The grids (points and
+sizes) are floats computed from ``n2``, ``delta``, ``mu`` and the ratios only, never from the
+data: a data-independent grid, so the union bound holds over it exactly as over the papers'
+real-valued one (which it equals to rounding; the Lambert W of ``gamma_min`` is
+ill-conditioned near its branch point, where the two may differ in float32 by far more than an
+ulp, with no effect on validity). CCPBB's confidence ``delta / (2 n_mu)`` is
+rounded down.
 """
 
 from __future__ import annotations
@@ -27,7 +41,13 @@ import jax.numpy as jnp
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound.bounds.second_order.common import as_floats, chebyshev_cantelli, clip_unit
+from pacbound.bounds.second_order.common import (
+    as_floats,
+    chebyshev_cantelli,
+    clip_unit,
+    sum_with_error,
+)
+from pacbound.kl import round_down, round_up
 from pacbound.numerics import lambert_w
 
 __all__ = [
@@ -131,17 +151,31 @@ def variance_upper_bound(
     n2 = jnp.asarray(n2, kl.dtype)
     fixed = _grid_parameters((variance, kl, n2, delta, mu, c1), (n2, delta, c1))
     t, valid, count = _lambda_grid(*fixed, grid_size)
-    complexity = mu_tandem_range(mu) ** 2 * (2.0 * kl + jnp.log(count) - jnp.log(delta))
-    complexity = complexity / (2.0 * (n2 - 1.0))
-    values = variance / (1.0 - t) + complexity / (t * (1.0 - t))
-    return jnp.min(jnp.where(valid, values, jnp.inf), axis=0)
+    log_term = 2.0 * jnp.maximum(kl, 0.0) + jnp.log(count) - jnp.log(delta)  # 6 u
+    # K^2 3 u, the product 1, 2 (n2 - 1) 2, the quotient 1: 13 u
+    complexity = mu_tandem_range(mu) ** 2 * log_term / (2.0 * (n2 - 1.0))
+    # the variance term 2 u, t (1 - t) 2 and the quotient 1 (16 u), the sum 1: 17 u
+    values = jnp.maximum(variance, 0.0) / (1.0 - t) + complexity / (t * (1.0 - t))
+    # the same 17 u at every grid point: the float minimum rounded up once is >= the minimum of
+    # the exact values (the exact value at the float minimum's slot is below it)
+    return round_up(jnp.min(jnp.where(valid, values, jnp.inf), axis=0), 17.0)
+
+
+# relative error of _phi_over_square in u: the series 4 (Horner, positive terms, 1 u each
+# coefficient); above 1, expm1's 6 u amplified at most e / (e - 2) < 2.4 times by the
+# difference, the difference, the square and the quotient: 14.4 + 3 < 18
+_PHI_ERROR = 18.0
 
 
 def _phi_over_square(x: jax.Array) -> jax.Array:
-    """``phi(x) / x^2 = (e^x - x - 1) / x^2``, by its series below ``|x| = 1/2``."""
-    small = jnp.abs(x) < 0.5
+    """``phi(x) / x^2 = (e^x - x - 1) / x^2 = sum_k x^k / (k + 2)!``, by its series (Horner)
+    below ``|x| = 1``, within ``_PHI_ERROR`` u for ``x >= 0``."""
+    small = jnp.abs(x) < 1.0
     safe = jnp.where(small, 1.0, x)
-    series = sum(x**k / float(math.factorial(k + 2)) for k in range(12))  # no int32 overflow
+    n = 18 if jnp.finfo(x.dtype).bits > 32 else 10  # the tail below u / 20
+    series = jnp.full_like(x, 1.0 / math.factorial(n + 1))
+    for k in range(n - 2, -1, -1):
+        series = series * x + 1.0 / math.factorial(k + 2)
     return jnp.where(small, series, (jnp.expm1(safe) - safe) / safe**2)
 
 
@@ -187,11 +221,21 @@ def pac_bayes_bennett(
     n2 = jnp.asarray(n2, kl.dtype)
     every = (mean, variance_bound, kl, n2, delta, mu, c2, vd)
     gamma, valid, count = _gamma_grid(*_grid_parameters(every, (n2, vd, delta, mu, c2)), grid_size)
-    k = mu_tandem_range(mu)
-    variance = jnp.minimum(variance_bound, k**2 / 4.0)
-    spread = _phi_over_square(gamma * k) * gamma * variance
-    complexity = (2.0 * kl + jnp.log(count) - jnp.log(delta)) / (gamma * n2)
-    return jnp.min(jnp.where(valid, mean + spread + complexity, jnp.inf), axis=0)
+    k = mu_tandem_range(mu)  # 1 u
+    variance = jnp.maximum(jnp.minimum(variance_bound, round_up(k**2 / 4.0, 3.0)), 0.0)
+    scale = round_up(_phi_over_square(round_up(gamma * k, 2.0)), _PHI_ERROR)  # on the grid
+    spread = scale * gamma * variance  # 2 u
+    log_term = 2.0 * jnp.maximum(kl, 0.0) + jnp.log(count) - jnp.log(delta)  # 6 u
+    complexity = log_term / (gamma * n2)  # n2, the product, the quotient: 9 u
+    values, error = sum_with_error(mean, spread, complexity)
+    error = error + lax.stop_gradient(2.0 * spread + 9.0 * complexity) * _roundoff(values)
+    # every slot's value plus its own error bound, the minimum rounded up once (sum_with_error)
+    return round_up(jnp.min(jnp.where(valid, values + error, jnp.inf), axis=0), 0.0)
+
+
+def _roundoff(x: jax.Array) -> float:
+    """Unit roundoff ``u`` of ``x``'s dtype."""
+    return float(jnp.finfo(x.dtype).eps) / 2.0
 
 
 @functools.partial(jax.jit, static_argnames=("grid_size", "clip"))
@@ -235,7 +279,7 @@ def ccpbb(
     mu_tandem_risk, mu_tandem_variance, kl, delta, mu = as_floats(
         mu_tandem_risk, mu_tandem_variance, kl, delta, mu
     )
-    half = delta / jnp.asarray(n_mu, delta.dtype) / 2.0
+    half = round_down(delta / jnp.asarray(n_mu, delta.dtype), 2.0) / 2.0  # n_mu, the quotient
     variance = variance_upper_bound(mu_tandem_variance, kl, n2, half, mu, c1, grid_size)
     numerator = pac_bayes_bennett(mu_tandem_risk, variance, kl, n2, half, mu, half, c2, grid_size)
     return clip_unit(chebyshev_cantelli(numerator, mu), clip)

@@ -40,6 +40,7 @@ from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound.bounds.second_order.bennett import mu_tandem_range
+from pacbound.kl import round_up
 
 __all__ = ["mu_tandem_variance_at", "mu_tandem_variance_coefficients"]
 
@@ -111,6 +112,11 @@ def mu_tandem_variance_at(coefficients: ArrayLike, mu: ArrayLike, m: ArrayLike) 
     """The unbiased ``E_{rho^2}[V_hat_mu] = m / (m - 1) max(0, c0 + c1 mu + c2 mu^2)``; the
     largest variance ``K_mu^2 / 4`` of the loss's range when ``m < 2``.
 
+    Rounded up (a float ``>=`` the exact value for the given coefficients; CCPBB increases
+    with it): the quadratic's terms have both signs, so the absolute rounding errors of its
+    products and sums (``u`` times each partial result's magnitude) are added; ``m / (m - 1)``
+    3 u and the product 1 u; ``K_mu^2 / 4`` 3 u.
+
     Example:
       >>> import jax.numpy as jnp
       >>> c = jnp.array([0.0972, -0.3333, 0.4444])
@@ -122,6 +128,11 @@ def mu_tandem_variance_at(coefficients: ArrayLike, mu: ArrayLike, m: ArrayLike) 
     c0, c1, c2 = jnp.asarray(coefficients)
     mu = jnp.asarray(mu, c0.dtype)
     m = jnp.asarray(m, c0.dtype)
-    biased = jnp.maximum(c0 + mu * (c1 + mu * c2), 0.0)
-    worst = mu_tandem_range(mu) ** 2 / 4.0
-    return jnp.where(m >= 2, m / jnp.maximum(m - 1.0, 1.0) * biased, worst)
+    square, inner = mu * c2, c1 + mu * c2
+    outer = mu * inner
+    total = c0 + outer
+    error = jnp.abs(total) + jnp.abs(outer) + jnp.abs(mu) * (jnp.abs(inner) + jnp.abs(square))
+    roundoff = float(jnp.finfo(c0.dtype).eps) / 2.0
+    biased = jnp.maximum(round_up(total + lax.stop_gradient(error) * roundoff, 0.0), 0.0)
+    worst = round_up(mu_tandem_range(mu) ** 2 / 4.0, 3.0)
+    return jnp.where(m >= 2, round_up(m / jnp.maximum(m - 1.0, 1.0) * biased, 4.0), worst)

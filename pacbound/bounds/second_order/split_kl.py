@@ -20,11 +20,35 @@ from pacbound.bounds.second_order.common import (
     as_floats,
     chebyshev_cantelli,
     clip_unit,
-    maurer_term,
+    kl_level,
+    sum_up,
 )
-from pacbound.kl import kl_inv_lower, kl_inv_upper
+from pacbound.kl import kl_inv_lower, kl_inv_upper, round_down, round_up
 
 __all__ = ["pac_bayes_split_kl", "split_kl_mu_tandem"]
+
+
+def _split_value(mid, mid_roundings, widths, rates, eps):
+    """``mid + w+ kl^-1_up(r+, eps) - w- kl^-1_low(r-, eps)`` rounded up, from ``mid`` within
+    ``mid_roundings`` u, ``widths = ((w+_up, w+_low), (w-_up, w-_low))`` around the exact
+    widths and ``rates = (r+ rounded up, r- rounded down)``: each kl-inverse increases with its
+    rate, so the gain is taken at its upper ends, the loss at its lower ones (each product 1 u).
+    """
+    (plus_up, _), (_, minus_low) = widths
+    gain = round_up(plus_up * kl_inv_upper(rates[0], eps), 1.0)
+    loss = round_down(minus_low * kl_inv_lower(rates[1], eps), 1.0)
+    roundoff = float(jnp.finfo(mid.dtype).eps) / 2.0
+    own = mid_roundings * roundoff * jax.lax.stop_gradient(jnp.abs(mid))
+    return sum_up(mid, gain, -loss, own)
+
+
+def _rate(mean, width, up: bool):
+    """``mean / width`` rounded up (``up``) or down, in ``[0, 1]`` (rounding may put a part's
+    mean a hair above its width), 0 for an empty side; ``width`` is a bound on the exact width
+    on the side that moves the rate the same way."""
+    rate = mean / jnp.where(width > 0, width, 1.0)
+    rate = round_up(rate, 1.0) if up else round_down(rate, 1.0)
+    return jnp.where(width > 0, jnp.clip(rate, 0.0, 1.0), 0.0)
 
 
 def pac_bayes_split_kl(
@@ -47,6 +71,8 @@ def pac_bayes_split_kl(
               \\varepsilon\\Big), \\quad \\varepsilon = \\frac{KL + \\ln(4\\sqrt n/\\delta)}{n}.
 
     Not clipped (a bound on a mean in ``[a, b]``). Pass ``kl = 2 KL(rho||pi)`` for pair losses.
+    Certified: the level rounded up, each width rounded both ways (1 u) and each rate on the
+    side that raises the bound (``_split_value``), the sum rounded up.
 
     Args:
       plus_mean, minus_mean: ``E_rho`` of the empirical means of ``Z^+`` and ``Z^-``.
@@ -62,18 +88,11 @@ def pac_bayes_split_kl(
     plus_mean, minus_mean, kl, delta, a, mid, b = as_floats(
         plus_mean, minus_mean, kl, delta, a, mid, b
     )
-    n = jnp.asarray(n, kl.dtype)
-    eps = (kl + maurer_term(n, delta, 4.0)) / n
-    up, down = b - mid, mid - a
-    plus = kl_inv_upper(_rate(plus_mean, up), eps)
-    minus = kl_inv_lower(_rate(minus_mean, down), eps)
-    return mid + up * plus - down * minus
-
-
-def _rate(mean, width):
-    """``mean / width`` in ``[0, 1]`` (rounding may put a part's mean a hair above its width), 0
-    for an empty side."""
-    return jnp.where(width > 0, jnp.clip(mean / jnp.where(width > 0, width, 1.0), 0.0, 1.0), 0.0)
+    eps = kl_level(kl, jnp.asarray(n, kl.dtype), delta, 4.0)
+    plus, minus = b - mid, mid - a
+    widths = tuple((round_up(w, 1.0), jnp.maximum(round_down(w, 1.0), 0.0)) for w in (plus, minus))
+    rates = (_rate(plus_mean, widths[0][1], True), _rate(minus_mean, widths[1][0], False))
+    return _split_value(mid, 0.0, widths, rates, eps)
 
 
 def split_kl_mu_tandem(
@@ -98,7 +117,10 @@ def split_kl_mu_tandem(
 
     then ``L(MV) <= split-kl / (1/2 - mu)^2`` with ``2 KL`` and ``delta / n_mu`` (``n_mu`` the
     size of the data-independent ``mu`` grid, 1 for a fixed ``mu``). At ``mu = 0`` it is
-    ``tnd_kl`` at ``delta / 2``.
+    ``tnd_kl`` at ``delta / 2``. Certified: the parts' rates are the given ``both`` and ``one``
+    (``neither``) themselves; the widths ``1 - 2mu`` (``1 - mu``) carry 1 rounding, ``mu``
+    none; ``mid`` 1 (2); ``delta / n_mu`` 2; the rest as ``pac_bayes_split_kl`` and
+    ``common.chebyshev_cantelli``.
 
     Args:
       both, one, neither: ``loss_statistics.ternary_rates`` (they sum to 1).
@@ -113,18 +135,13 @@ def split_kl_mu_tandem(
       (0.3462, True)
     """
     both, one, neither, kl, delta, mu = as_floats(both, one, neither, kl, delta, mu)
-    low = jnp.where(mu >= 0, -mu * (1.0 - mu), mu**2)
-    mid = jnp.where(mu >= 0, mu**2, -mu * (1.0 - mu))
-    high = (1.0 - mu) ** 2
-    minus_rate = jnp.where(mu >= 0, one, neither)
-    numerator = pac_bayes_split_kl(
-        (high - mid) * both,
-        (mid - low) * minus_rate,
-        2.0 * kl,
-        n2,
-        delta / jnp.asarray(n_mu, delta.dtype),
-        low,
-        mid,
-        high,
-    )
+    positive = mu >= 0
+    mid = jnp.where(positive, mu**2, -mu * (1.0 - mu))
+    plus = jnp.where(positive, 1.0 - 2.0 * mu, 1.0 - mu)
+    minus = jnp.abs(mu)
+    widths = ((round_up(plus, 1.0), round_down(plus, 1.0)), (minus, minus))
+    unit = (jnp.clip(both, 0.0, 1.0), jnp.clip(jnp.where(positive, one, neither), 0.0, 1.0))
+    n_mu = jnp.asarray(n_mu, delta.dtype)
+    eps = kl_level(2.0 * kl, jnp.asarray(n2, kl.dtype), delta / n_mu, 4.0, 2.0)
+    numerator = _split_value(mid, jnp.where(positive, 1.0, 2.0), widths, unit, eps)
     return clip_unit(chebyshev_cantelli(numerator, mu), clip)

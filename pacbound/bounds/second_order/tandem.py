@@ -16,6 +16,15 @@ quasiconvex PAC-Bayesian bound", ALT 2017 (PAC-Bayes-lambda).
 Functions: ``first_order_kl``; ``tnd_kl``, ``tnd_lambda``, ``tnd_optimal_lambda``,
 ``tnd_lambda_optimal``; ``dis``; ``cctnd``, ``cctnd_optimal_mu``, ``cctnd_optimal``. Conventions
 (sizes, ``kl``, clipping) in :mod:`pacbound.bounds.second_order`.
+
+Certified values (:mod:`pacbound.bounds.second_order.common`): each bound is a float ``>=``
+the exact value of its formula for the given floats. The kl forms round their levels up
+(``common.kl_level``) before the certified kl-inverses (``kl_inv_upper`` from above,
+``kl_inv_lower`` from below, as the bound decreases in the latter); the multiplications by 2
+and 4 are exact; DIS rounds its difference up, CCTND its numerator (terms of both signs:
+``common.sum_up``) and the Chebyshev-Cantelli quotient; the lambda form counts its 14.2
+roundings. ``lam`` and ``mu`` are exact as given: the bounds hold for every value of them, so
+the optimized forms are certified at the float the optimizer returns.
 """
 
 from __future__ import annotations
@@ -30,9 +39,11 @@ from pacbound.bounds.second_order.common import (
     as_floats,
     chebyshev_cantelli,
     clip_unit,
+    kl_level,
     maurer_term,
+    sum_up,
 )
-from pacbound.kl import kl_inv_lower, kl_inv_upper
+from pacbound.kl import kl_inv_lower, kl_inv_upper, round_up
 
 __all__ = [
     "cctnd",
@@ -92,8 +103,7 @@ def tnd_kl(
       0.3401
     """
     tandem_risk, kl, delta = as_floats(tandem_risk, kl, delta)
-    n2 = jnp.asarray(n2, kl.dtype)
-    eps = (2.0 * kl + maurer_term(n2, delta, 2.0)) / n2
+    eps = kl_level(2.0 * kl, jnp.asarray(n2, kl.dtype), delta, 2.0)
     return clip_unit(4.0 * kl_inv_upper(tandem_risk, eps), clip)
 
 
@@ -112,7 +122,9 @@ def tnd_lambda(
               \\frac{2 KL(\\rho\\|\\pi) + \\ln(2\\sqrt{n_2}/\\delta)}
               {\\lambda (1 - \\lambda/2) n_2}\\Big]\\Big).
 
-    A relaxation of ``tnd_kl`` (never below it).
+    A relaxation of ``tnd_kl`` (never below it). Rounded up by its roundings: ``1 - lam/2`` 1 u,
+    the risk term 2 u; the complexity's numerator 8.2 u (the log term 7.2, the sum), its
+    denominator 4 u (``n2`` included), the quotient 1 u; the sum 1 u: 14.2 u.
 
     Example:
       >>> b = tnd_lambda(0.05, 1.0, 1000, 0.05, 0.5)
@@ -122,8 +134,9 @@ def tnd_lambda(
     tandem_risk, kl, delta, lam = as_floats(tandem_risk, kl, delta, lam)
     n2 = jnp.asarray(n2, kl.dtype)
     scale = 1.0 - lam / 2.0
-    complexity = (2.0 * kl + maurer_term(n2, delta, 2.0)) / (lam * scale * n2)
-    return clip_unit(4.0 * (tandem_risk / scale + complexity), clip)
+    complexity = (2.0 * jnp.maximum(kl, 0.0) + maurer_term(n2, delta, 2.0)) / (lam * scale * n2)
+    value = jnp.maximum(tandem_risk, 0.0) / scale + complexity
+    return clip_unit(round_up(4.0 * value, 14.2), clip)
 
 
 def tnd_optimal_lambda(
@@ -191,9 +204,9 @@ def dis(
     """
     gibbs_risk, disagreement, kl, delta = as_floats(gibbs_risk, disagreement, kl, delta)
     n, m = jnp.asarray(n, kl.dtype), jnp.asarray(m, kl.dtype)
-    gibbs_up = kl_inv_upper(gibbs_risk, (kl + maurer_term(n, delta, 4.0)) / n)
-    dis_low = kl_inv_lower(disagreement, (2.0 * kl + maurer_term(m, delta, 4.0)) / m)
-    return clip_unit(4.0 * gibbs_up - 2.0 * dis_low, clip)
+    gibbs_up = kl_inv_upper(gibbs_risk, kl_level(kl, n, delta, 4.0))
+    dis_low = kl_inv_lower(disagreement, kl_level(2.0 * kl, m, delta, 4.0))
+    return clip_unit(round_up(4.0 * gibbs_up - 2.0 * dis_low, 1.0), clip)
 
 
 # ------------------------------------------------------------------ Chebyshev-Cantelli (CCTND)
@@ -203,14 +216,20 @@ def _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta):
     """``(T_up, G_low, G_up)``: the PAC-Bayes-kl inversions of CCTND, ``delta / 2`` each."""
     tandem_risk, gibbs_risk, kl, delta = as_floats(tandem_risk, gibbs_risk, kl, delta)
     n, n2 = jnp.asarray(n, kl.dtype), jnp.asarray(n2, kl.dtype)
-    tandem_up = kl_inv_upper(tandem_risk, (2.0 * kl + maurer_term(n2, delta, 4.0)) / n2)
-    eps = (kl + maurer_term(n, delta, 4.0)) / n
+    tandem_up = kl_inv_upper(tandem_risk, kl_level(2.0 * kl, n2, delta, 4.0))
+    eps = kl_level(kl, n, delta, 4.0)
     return tandem_up, kl_inv_lower(gibbs_risk, eps), kl_inv_upper(gibbs_risk, eps)
 
 
 def _cctnd_value(tandem_up, gibbs_low, gibbs_up, mu):
+    """The Chebyshev-Cantelli bound with the pessimistic Gibbs risk on the side ``mu``'s sign
+    asks for, rounded up: ``-2 mu G`` and ``mu^2`` carry one rounding each (``u`` times their
+    magnitude, added to ``sum_up``'s)."""
     gibbs = jnp.where(mu >= 0, gibbs_low, gibbs_up)
-    return chebyshev_cantelli(tandem_up - 2.0 * mu * gibbs + mu**2, mu)
+    pull, square = -2.0 * mu * gibbs, mu**2
+    roundoff = float(jnp.finfo(pull.dtype).eps) / 2.0
+    own = lax.stop_gradient(jnp.abs(pull) + square) * roundoff
+    return chebyshev_cantelli(sum_up(tandem_up, pull, square, own), mu)
 
 
 def cctnd(
