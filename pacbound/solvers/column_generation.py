@@ -188,16 +188,24 @@ def is_search(votes: Any) -> bool:
     return all(callable(getattr(votes, name, None)) for name in methods)
 
 
+def _first_candidate(search: Any) -> tuple[jax.Array, Any]:
+    """The votes and the stumps of the search's first candidate (for their shapes)."""
+    first = jnp.zeros(1, jnp.int32)
+    return search.candidate_votes(first[0], jnp.float32), search.candidate_stumps(first)
+
+
 def _search_sample(search: Any) -> tuple[int, Any]:
-    """``(m, thresholds' dtype)`` of a stump search, from its candidate methods' shapes."""
+    """``(m, thresholds' dtype)`` of a stump search, from its candidate methods' shapes.
+
+    One module-level function under ``jax.eval_shape``, so that the trace is cached per
+    search type and shapes (a new closure per call would be traced again every call).
+    """
     if not is_search(search):
         raise ValueError(
             "search must be a stump search (pacbound.voters.stump_search(X)) with the "
             f"candidate_* methods; got {type(search).__name__}"
         )
-    first = jnp.zeros(1, jnp.int32)
-    votes = jax.eval_shape(lambda b: search.candidate_votes(b[0], jnp.float32), first)
-    stumps = jax.eval_shape(search.candidate_stumps, first)
+    votes, stumps = jax.eval_shape(_first_candidate, search)
     return votes.shape[0], stumps.thresholds.dtype
 
 
