@@ -77,7 +77,16 @@ def kl_level(
     ``>=`` its exact value), for ``kl_term`` exact (``KL`` or ``2 KL``, clipped at 0),
     ``factor`` 2 or 4, ``n >= 1`` rounded to its float and ``delta <= 1`` within
     ``delta_roundings`` u of the exact confidence (``delta / n_mu``: 2): the log term within
-    ``_MAURER_LOG + delta_roundings / ln 2`` u, the sum, ``n`` and the division 3 u."""
+    ``_MAURER_LOG + delta_roundings / ln 2`` u, the sum, ``n`` and the division 3 u.
+
+    Example:
+      >>> import math
+      >>> import jax.numpy as jnp
+      >>> level = kl_level(jnp.float32(1.0), jnp.float32(1000.0), jnp.float32(0.05), 2.0)
+      >>> exact = (1.0 + math.log(2.0 * math.sqrt(1000.0) / 0.05)) / 1000.0
+      >>> round(float(level), 6), bool(float(level) >= exact)
+      (0.008143, True)
+    """
     level = (jnp.maximum(kl_term, 0.0) + maurer_term(n, delta, factor)) / n
     return round_up(level, _MAURER_LOG + delta_roundings / math.log(2.0) + 3.0)
 
@@ -85,7 +94,16 @@ def kl_level(
 def sum_up(*terms: jax.Array) -> jax.Array:
     """``terms[0] + terms[1] + ...`` rounded up, for exact terms of any sign (upper bounds on
     the exact ones where a bound increases in them): ``sum_with_error``'s bound is added, then
-    one float up. The derivative is the sum's."""
+    one float up. The derivative is the sum's.
+
+    Example:
+      >>> from fractions import Fraction
+      >>> import jax.numpy as jnp
+      >>> terms = [jnp.float32(0.1), jnp.float32(0.2), jnp.float32(-0.3)]
+      >>> exact = sum(Fraction(float(t)) for t in terms)  # the float32 terms' exact sum
+      >>> bool(Fraction(float(sum_up(*terms))) >= exact)
+      True
+    """
     total, error = sum_with_error(*terms)
     return round_up(total + error, 0.0)
 
@@ -94,7 +112,17 @@ def sum_with_error(*terms: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``(total, error)``: the float sum of ``terms`` and a bound on its rounding error (no
     gradient), ``u`` times each partial sum's magnitude. ``total + error`` rounded up once
     (``kl.round_up(., 0)``) is ``>=`` the exact sum; so is the smallest such float over a grid,
-    rounded up once (the exact minimum is at most the exact sum at the float minimum's slot)."""
+    rounded up once (the exact minimum is at most the exact sum at the float minimum's slot).
+
+    Example:
+      >>> from fractions import Fraction
+      >>> import jax.numpy as jnp
+      >>> terms = [jnp.float32(0.1), jnp.float32(0.2), jnp.float32(-0.3)]
+      >>> total, error = sum_with_error(*terms)
+      >>> exact = sum(Fraction(float(t)) for t in terms)
+      >>> bool(abs(Fraction(float(total)) - exact) <= Fraction(float(error)))
+      True
+    """
     total, error = terms[0], jnp.zeros_like(terms[0])
     for term in terms[1:]:
         total = total + term

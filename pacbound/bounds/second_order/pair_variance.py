@@ -122,7 +122,7 @@ def mu_tandem_variance_at(coefficients: ArrayLike, mu: ArrayLike, m: ArrayLike) 
       >>> c = jnp.array([0.0972, -0.3333, 0.4444])
       >>> round(float(mu_tandem_variance_at(c, 0.0, 4)), 4)  # unbiased: 0.0972 * 4 / 3
       0.1296
-      >>> float(mu_tandem_variance_at(c, 0.0, 1))  # m < 2: the range's worst, K_0^2 / 4
+      >>> round(float(mu_tandem_variance_at(c, 0.0, 1)), 4)  # m < 2: the range's worst, K_0^2 / 4
       0.25
     """
     c0, c1, c2 = jnp.asarray(coefficients)
