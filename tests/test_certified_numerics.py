@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from pacbound import bounds as B
 from pacbound import cbound as C
 from pacbound import kl as K
 from tests.reference import mpmath_bounds as M
+from tests.reference.strategies import vector
 
 LD = np.longdouble
 N = 250  # inputs per hypothesis example (one jitted call per bound)
@@ -28,9 +28,7 @@ REF_SLACK = 64 * np.finfo(LD).eps  # the long-double references' own rounding, r
 
 
 def _vector(lo, hi, log=False):
-    if log:
-        return arrays(np.float64, N, elements=st.floats(np.log(lo), np.log(hi))).map(np.exp)
-    return arrays(np.float64, N, elements=st.floats(lo, hi))
+    return vector(N, lo, hi, log)
 
 
 @st.composite

@@ -8,10 +8,10 @@ import jax
 import numpy as np
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from pacbound.bounds import second_order as J
 from tests.reference import extended_second_order as X
+from tests.reference.strategies import vector
 
 LD = np.longdouble
 N = 100  # draws per hypothesis example, one jitted call per bound and dtype
@@ -30,9 +30,7 @@ REF_SLACK = 64 * np.finfo(LD).eps  # the references' own rounding, relative
 
 
 def _vector(lo, hi, log=False):
-    if log:
-        return arrays(np.float64, N, elements=st.floats(np.log(lo), np.log(hi))).map(np.exp)
-    return arrays(np.float64, N, elements=st.floats(lo, hi))
+    return vector(N, lo, hi, log)
 
 
 @st.composite

@@ -197,7 +197,7 @@ def adaboost_stumps(
       >>> from pacbound import voters
       >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
       >>> r = adaboost_stumps(voters.stump_search(X), y, 3)
-      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
       >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), r.q.shape
       (0.1667, (6,))
     """

@@ -288,7 +288,7 @@ def cbboost_stumps(
       >>> from pacbound import voters
       >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
       >>> r = cbboost_stumps(voters.stump_search(X), y, 3)
-      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
       >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
       (0.1667, 1.0)
     """
@@ -313,7 +313,7 @@ def gbcbboost_stumps(
       >>> from pacbound import voters
       >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
       >>> r = gbcbboost_stumps(voters.stump_search(X), y, 3)
-      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
       >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
       (0.1667, 1.0)
     """

@@ -117,7 +117,7 @@ def cgboost_stumps(
       >>> from pacbound import voters
       >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
       >>> r = cgboost_stumps(voters.stump_search(X), y, 1.0, max_iter=5)
-      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
       >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
       (0.1667, 1.0)
     """

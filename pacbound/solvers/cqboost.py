@@ -195,7 +195,7 @@ def cqboost_stumps(
       >>> from pacbound import voters
       >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
       >>> r = cqboost_stumps(voters.stump_search(X), y, 0.2, max_iter=5)
-      >>> F = voters.votes(r.stumps, X) @ r.weights
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
       >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
       (0.1667, 1.0)
     """
