@@ -74,7 +74,9 @@ def mu_tandem_range(mu: ArrayLike) -> jax.Array:
     return jnp.maximum(1.0 - mu, 1.0 - 2.0 * mu)
 
 
-def _grid_parameters(every, parameters):
+def _grid_parameters(
+    every: tuple[jax.Array, ...], parameters: tuple[jax.Array, ...]
+) -> tuple[jax.Array, ...]:
     """The grid's parameters, without gradient, with the rank of all arguments broadcast
     (leading axes of length 1) but not their batch: a grid that depends only on ``n2``,
     ``delta`` and ``mu`` is computed once for a batch of posteriors, not once per posterior."""
@@ -83,7 +85,9 @@ def _grid_parameters(every, parameters):
     return tuple(lax.stop_gradient(x) for x in jnp.broadcast_arrays(*padded))
 
 
-def _grid(start, ratio, count, size):
+def _grid(
+    start: jax.Array, ratio: jax.Array, count: jax.Array, size: int
+) -> tuple[jax.Array, jax.Array]:
     """``start * ratio^i`` and the mask ``i < count`` for ``i < size``, on a new leading axis
     (``start``, ``ratio`` and ``count`` share one shape); unused slots repeat ``start`` so that
     nothing overflows (and no gradient is NaN) beyond ``count``."""
@@ -92,7 +96,9 @@ def _grid(start, ratio, count, size):
     return jnp.where(valid, start * ratio**i, start), valid
 
 
-def _lambda_grid(n2, delta1, c1, size):
+def _lambda_grid(
+    n2: jax.Array, delta1: jax.Array, c1: jax.Array, *, size: int
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """[WMLIS21] Thm 13's grid of ``t = lambda n2 / (2 (n2 - 1))``: ``t_i = c1^i t_min``,
     ``t_min = 1 / (sqrt((n2 - 1) / ln(1/delta1) + 1) + 1)``, ``k_lambda = ceil(log_{c1}((
     sqrt((n2 - 1) / ln(1/delta1) + 1) + 1) / 2))`` points (so ``t < 1/2``)."""
@@ -101,7 +107,15 @@ def _lambda_grid(n2, delta1, c1, size):
     return (*_grid(1.0 / (root + 1.0), c1, count, size), count)
 
 
-def _gamma_grid(n2, delta1, delta2, mu, c2, size):
+def _gamma_grid(
+    n2: jax.Array,
+    delta1: jax.Array,
+    delta2: jax.Array,
+    mu: jax.Array,
+    c2: jax.Array,
+    *,
+    size: int,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """[WMLIS21] Thm 15's grid ``gamma_i = c2^i gamma_min`` up to ``gamma_max``, with
     ``K = K_mu``: ``gamma_min = (1 + W_0((4 ln(1/delta2) / n2 - 1) / e)) / K`` and, with
     ``V_min = 2 K^2 ln(1/delta1) / (n2 - 1)`` and ``a = 1 / (1 + K^2 / V_min)``,
@@ -150,7 +164,7 @@ def variance_upper_bound(
     variance, kl, delta, mu, c1 = as_floats(variance, kl, delta, mu, c1)
     n2 = jnp.asarray(n2, kl.dtype)
     fixed = _grid_parameters((variance, kl, n2, delta, mu, c1), (n2, delta, c1))
-    t, valid, count = _lambda_grid(*fixed, grid_size)
+    t, valid, count = _lambda_grid(*fixed, size=grid_size)
     log_term = 2.0 * jnp.maximum(kl, 0.0) + jnp.log(count) - jnp.log(delta)  # 6 u
     # K^2 3 u, the product 1, 2 (n2 - 1) 2, the quotient 1: 13 u
     complexity = mu_tandem_range(mu) ** 2 * log_term / (2.0 * (n2 - 1.0))
@@ -220,7 +234,9 @@ def pac_bayes_bennett(
     )
     n2 = jnp.asarray(n2, kl.dtype)
     every = (mean, variance_bound, kl, n2, delta, mu, c2, vd)
-    gamma, valid, count = _gamma_grid(*_grid_parameters(every, (n2, vd, delta, mu, c2)), grid_size)
+    gamma, valid, count = _gamma_grid(
+        *_grid_parameters(every, (n2, vd, delta, mu, c2)), size=grid_size
+    )
     k = mu_tandem_range(mu)  # 1 u
     variance = jnp.maximum(jnp.minimum(variance_bound, round_up(k**2 / 4.0, 3.0)), 0.0)
     scale = round_up(_phi_over_square(round_up(gamma * k, 2.0)), _PHI_ERROR)  # on the grid

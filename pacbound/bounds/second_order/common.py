@@ -23,6 +23,7 @@ reach a certified kl-inverse.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import jax
 import jax.numpy as jnp
@@ -46,7 +47,15 @@ __all__ = [
 _MAURER_LOG = 7.2
 
 
-def as_floats(*stats: ArrayLike | None) -> list[jax.Array | None]:
+@overload
+def as_floats(*stats: ArrayLike) -> list[jax.Array]: ...
+
+
+@overload
+def as_floats(*stats: ArrayLike | None) -> list[jax.Array | None]: ...
+
+
+def as_floats(*stats: ArrayLike | None) -> list[jax.Array] | list[jax.Array | None]:
     """The statistics in one float dtype: float32, float64 when a float input is float64.
 
     Sizes such as ``n`` are cast to it afterwards, so a Python or NumPy integer never promotes.

@@ -39,7 +39,13 @@ __all__ = ["pac_bound_1_prime", "pac_bound_2_prime"]
 _LOG = 4.0  # the library's log, in u (pacbound.kl, "Certified kl-inverses")
 
 
-def _level(kl_term, log_argument, argument_roundings, delta, m):
+def _level(
+    kl_term: jax.Array,
+    log_argument: jax.Array,
+    argument_roundings: float,
+    delta: jax.Array,
+    m: jax.Array,
+) -> jax.Array:
     """``(kl_term + ln(log_argument) - ln(delta)) / m`` rounded up, for ``kl_term >= 0`` exact,
     ``log_argument >= 2`` within ``argument_roundings`` u (so its log within
     ``argument_roundings / ln 2 + 4`` u) and ``delta <= 1``: two sums of terms ``>= 0`` (2 u),
@@ -48,7 +54,7 @@ def _level(kl_term, log_argument, argument_roundings, delta, m):
     return round_up(value, argument_roundings / math.log(2.0) + _LOG + 4.0)
 
 
-def _xi(m):
+def _xi(m: jax.Array) -> jax.Array:
     """``xi(m)`` rounded up, in ``m``'s float dtype; ``m`` was rounded to it (1 u), which moves
     ``xi ~ sqrt(pi m / 2)`` by half as much: 1 u is charged for it where ``xi`` is used."""
     return xi(m).astype(m.dtype)

@@ -47,13 +47,15 @@ __all__ = ["mu_tandem_variance_at", "mu_tandem_variance_coefficients"]
 _matmul = functools.partial(jnp.matmul, precision=lax.Precision.HIGHEST)
 
 
-def _column_errors(votes, y, q, complemented):
+def _column_errors(votes: jax.Array, y: jax.Array, q: jax.Array, complemented: bool) -> jax.Array:
     """Errors ``(m, k)`` of the columns ``q`` weighs (``[V, -V]`` when ``complemented``)."""
     errors = (1.0 - y[:, None] * votes) / 2.0
     return jnp.concatenate([errors, 1.0 - errors], axis=1) if complemented else errors
 
 
-def _weighted_gram_energy(errors, q, rows, m):
+def _weighted_gram_energy(
+    errors: jax.Array, q: jax.Array, rows: jax.Array, m: jax.Array
+) -> jax.Array:
     """``sum_ab q_a q_b C_ab^2`` with ``C = E^T R E / m``, through the smaller Gram matrix."""
     a = jnp.sqrt(rows)[:, None] * errors * jnp.sqrt(q)[None, :]
     gram = _matmul(a, a.T) if a.shape[0] < a.shape[1] else _matmul(a.T, a)
@@ -94,7 +96,7 @@ def mu_tandem_variance_coefficients(
     m = jnp.sum(rows)
     errors = _column_errors(votes, y, q, complemented)
 
-    def mean(x):
+    def mean(x: jax.Array) -> jax.Array:
         return jnp.sum(rows * x) / m
 
     w = _matmul(errors, q)

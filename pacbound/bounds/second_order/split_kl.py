@@ -28,7 +28,13 @@ from pacbound.kl import kl_inv_lower, kl_inv_upper, round_down, round_up
 __all__ = ["pac_bayes_split_kl", "split_kl_mu_tandem"]
 
 
-def _split_value(mid, mid_roundings, widths, rates, eps):
+def _split_value(
+    mid: jax.Array,
+    mid_roundings: float | jax.Array,
+    widths: tuple[tuple[jax.Array, jax.Array], ...],
+    rates: tuple[jax.Array, jax.Array],
+    eps: jax.Array,
+) -> jax.Array:
     """``mid + w+ kl^-1_up(r+, eps) - w- kl^-1_low(r-, eps)`` rounded up, from ``mid`` within
     ``mid_roundings`` u, ``widths = ((w+_up, w+_low), (w-_up, w-_low))`` around the exact
     widths and ``rates = (r+ rounded up, r- rounded down)``: each kl-inverse increases with its
@@ -42,7 +48,7 @@ def _split_value(mid, mid_roundings, widths, rates, eps):
     return sum_up(mid, gain, -loss, own)
 
 
-def _rate(mean, width, up: bool):
+def _rate(mean: jax.Array, width: jax.Array, up: bool) -> jax.Array:
     """``mean / width`` rounded up (``up``) or down, in ``[0, 1]`` (rounding may put a part's
     mean a hair above its width), 0 for an empty side; ``width`` is a bound on the exact width
     on the side that moves the rate the same way."""

@@ -212,7 +212,14 @@ def dis(
 # ------------------------------------------------------------------ Chebyshev-Cantelli (CCTND)
 
 
-def _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta):
+def _cctnd_parts(
+    tandem_risk: ArrayLike,
+    gibbs_risk: ArrayLike,
+    kl: ArrayLike,
+    n: ArrayLike,
+    n2: ArrayLike,
+    delta: ArrayLike,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     """``(T_up, G_low, G_up)``: the PAC-Bayes-kl inversions of CCTND, ``delta / 2`` each."""
     tandem_risk, gibbs_risk, kl, delta = as_floats(tandem_risk, gibbs_risk, kl, delta)
     n, n2 = jnp.asarray(n, kl.dtype), jnp.asarray(n2, kl.dtype)
@@ -221,7 +228,9 @@ def _cctnd_parts(tandem_risk, gibbs_risk, kl, n, n2, delta):
     return tandem_up, kl_inv_lower(gibbs_risk, eps), kl_inv_upper(gibbs_risk, eps)
 
 
-def _cctnd_value(tandem_up, gibbs_low, gibbs_up, mu):
+def _cctnd_value(
+    tandem_up: jax.Array, gibbs_low: jax.Array, gibbs_up: jax.Array, mu: jax.Array
+) -> jax.Array:
     """The Chebyshev-Cantelli bound with the pessimistic Gibbs risk on the side ``mu``'s sign
     asks for, rounded up: ``-2 mu G`` and ``mu^2`` carry one rounding each (``u`` times their
     magnitude, added to ``sum_up``'s)."""
@@ -266,7 +275,7 @@ def cctnd(
     return clip_unit(_cctnd_value(*parts, jnp.asarray(mu, parts[0].dtype)), clip)
 
 
-def _stationary_mu(tandem_up, gibbs):
+def _stationary_mu(tandem_up: jax.Array, gibbs: jax.Array) -> jax.Array:
     """Stationary point ``(G/2 - T) / (1/2 - G)`` of ``(T - 2 mu G + mu^2) / (1/2 - mu)^2``
     (a minimum when ``G < 1/2``)."""
     return (0.5 * gibbs - tandem_up) / jnp.where(gibbs < 0.5, 0.5 - gibbs, 1.0)
