@@ -417,6 +417,8 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike, *, steps: int | None = Non
     the CDF at ``x`` of ``Beta(a, b)``. ``d/dx`` is the Beta density; ``d/da`` and ``d/db``
     are the derivatives of the continued fraction below, computed with the value in one pass
     (a ``jax.custom_jvp``), so ``jax.grad`` works in every argument, forward and reverse.
+    Second derivatives: forward over reverse (``jax.hessian``) works; reverse mode over the
+    derivatives needs a fixed ``steps`` (``lax.while_loop`` has no reverse mode).
 
     Algorithm: one method on the whole domain, because under ``jit``/``vmap`` every branch of
     a ``where`` is paid for by every element, and because it yields the value and both
