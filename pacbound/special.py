@@ -273,7 +273,7 @@ def _fraction_cap(total: jax.Array) -> jax.Array:
     steps where it is slowest (``x`` near ``a / (a + b)``): on a grid of ``a, b`` in
     ``[1e-3, 1e6]`` with ``x`` within 6 standard deviations of the mean and across ``(0, 1)``,
     the stopping rule held after at most 128 steps while ``a + b <= 1e4`` and ``1.6 sqrt(a + b)``
-    beyond. The cap is about twice that: a bound on the cost, not the stopping rule."""
+    beyond; the cap is at least 1.4 times that: a bound on the cost, not the stopping rule."""
     largest = jnp.max(jnp.where(jnp.isfinite(total), total, 0.0))
     steps = jnp.minimum(128.0 + 3.0 * jnp.sqrt(largest), _MAX_STEPS)
     return (jnp.ceil(steps / _BLOCK) * _BLOCK).astype(jnp.int32)
