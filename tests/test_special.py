@@ -132,10 +132,24 @@ def test_symmetry_and_the_centre_at_large_parameters():
     np.testing.assert_allclose(np.asarray(betainc(a, b, x))[upper], mirrored[upper], atol=2e-14)
 
 
-def test_more_steps_restore_precision_beyond_the_default_range():
-    a, b, x = 1e5, 1.002e5, 0.5  # half a standard deviation from the mean: slow convergence
+def test_the_default_stopping_rule_reaches_the_dtype_precision_at_large_parameters():
+    # a = b = 1e5, at the mean and near it: the fraction's slowest region (about 300 steps);
+    # every input is exact in float32.
+    a, b, x = [1e5, 1e5, 1e5], [1e5, 1.002e5, 1e5], [0.5, 0.5, 0.4990234375]
+    reference = [R.betainc(*point) for point in zip(a, b, x)]
+    np.testing.assert_allclose(_padded(betainc, a, b, x), reference, rtol=0, atol=1e-13)
+    single = _padded(betainc, a, b, x, dtype=np.float32)
+    np.testing.assert_allclose(single, reference, rtol=0, atol=1e-5)
+    grads = np.stack(_padded(gradient, a, b, x), axis=1)
+    expected = np.array([R.betainc_gradient(*point) for point in zip(a, b, x)])
+    np.testing.assert_allclose(grads, expected, rtol=1e-10)
+
+
+def test_explicit_steps_are_a_fixed_count():
+    a, b, x = 1e5, 1e5, 0.5  # I = 1/2, where the fraction is slowest
     reference = R.betainc(a, b, x)
-    assert abs(float(_padded(betainc, [a], [b], [x])[0]) - reference) < 1e-6
+    few = _padded(lambda *t: betainc(*t, steps=160), [a], [b], [x])
+    assert abs(float(few[0]) - reference) > 1e-10  # too few steps here: truncated
     more = _padded(lambda *t: betainc(*t, steps=300), [a], [b], [x])
     assert abs(float(more[0]) - reference) < 1e-14
 
