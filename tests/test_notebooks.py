@@ -20,6 +20,9 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("0*.ipynb"))
+# the learner and gradient-minimization notebooks call what tests/test_protocol.py and the
+# learners' tests check; their execution is in the thorough tier (CI)
+THOROUGH = {"02_mincq_cqboost_cbboost", "03_gradient_bound_minimization"}
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +53,13 @@ def test_notebooks_are_found():
     assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04"]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, id=p.stem, marks=[pytest.mark.thorough] if p.stem in THOROUGH else [])
+        for p in NOTEBOOKS
+    ],
+)
 def test_notebook_executes(path, quick_environment):
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
