@@ -65,6 +65,9 @@ def reference_bound(bound, H, y, q, prior, delta=DELTA):
 
 
 SLOW = pytest.mark.slow  # the same code paths as a fast case; one more compilation each
+# PAC-Bound 2 over the quasi-uniform family: the family is cbound_quasi_uniform's case, the
+# bound's value and gradients are test_certify's and test_bounds' (~20 s to compile here)
+THOROUGH = pytest.mark.thorough
 CASES = [
     ("seeger", "softmax"),
     pytest.param("pac_bound_0", "softmax", marks=SLOW),
@@ -74,7 +77,7 @@ CASES = [
     ("cbound_roy2016", "softmax"),
     ("pac_bound_1", "softmax"),
     pytest.param("pac_bound_2", "softmax", marks=SLOW),
-    ("pac_bound_2", "quasi_uniform"),
+    pytest.param("pac_bound_2", "quasi_uniform", marks=THOROUGH),
     ("cbound_quasi_uniform", "quasi_uniform"),
 ]
 
@@ -101,6 +104,7 @@ def test_certified_equals_independent_recomputation(bound, posterior):
     assert np.isfinite(trajectory).all() and trajectory[-1] < trajectory[0]
 
 
+@THOROUGH  # both bounds on a quasi-uniform posterior: test_certify's quasi-uniform test
 def test_certify_of_mincq_equals_independent_recomputation():
     H, y = voters()
     Hs = pairs(H)
