@@ -149,8 +149,9 @@ def test_reselected_stumps_are_merged_on_their_first_slot():
 def test_prefixes_are_runs_of_fewer_rounds():
     H, _, y = _votes(1)
     check_prefixes(adaboost, lambda t: adaboost(H, y, t), T, (1, 9))
-    perfect = np.column_stack([H[:, :3], y, H[:, 3:]])  # boosting ends after round 0
-    check_prefixes(adaboost, lambda t: adaboost(perfect, y, t), 5, (1, 3))
+    perfect = H.copy()  # the same shape and rounds as above: compiled once
+    perfect[:, 3] = y  # boosting ends after round 0
+    check_prefixes(adaboost, lambda t: adaboost(perfect, y, t), T, (1, 9))
     X = np.random.default_rng(3).normal(size=(30, 3))
     y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)
     search = voters.stump_search(X)
@@ -159,16 +160,17 @@ def test_prefixes_are_runs_of_fewer_rounds():
 
 def test_perfect_and_useless_learners_follow_sklearn():
     H, _, y = _votes(0)
-    perfect = np.column_stack([H[:, :3], y, H[:, 3:]])
-    res = adaboost(perfect, y, 5)
-    assert np.array_equal(res.info.selected, [3, -1, -1, -1, -1])
+    perfect = H.copy()  # the shape and rounds of the other runs: compiled once
+    perfect[:, 3] = y
+    res = adaboost(perfect, y, T)
+    assert np.array_equal(res.info.selected, [3] + [-1] * (T - 1))
     assert np.array_equal(res.q, np.eye(2 * perfect.shape[1])[3])
     assert res.converged and res.steps == 1 and res.info.errors[0] == 0
-    clf = AdaBoostClassifier(LeastErrorColumn(), n_estimators=5).fit(perfect, y)
+    clf = AdaBoostClassifier(LeastErrorColumn(), n_estimators=T).fit(perfect, y)
     assert [e.column_ for e in clf.estimators_] == [3]
     assert 2 * float(res.info.alphas[0]) == clf.estimator_weights_[0] == 1.0  # SAMME's weight
     perfect_c = np.concatenate([perfect, -perfect], axis=1)
-    assert adaboost_reference(perfect_c, y, 5)["perfect_learner"] == 3  # not applied there
+    assert adaboost_reference(perfect_c, y, T)["perfect_learner"] == 3  # not applied there
 
     useless, y = zero_edge_votes()  # eps = 1/2 for every voter and complement: no vote
     res = adaboost(useless, y, 3)
@@ -221,22 +223,37 @@ def test_sample_weight_repeats_examples_and_matches_sklearn():
     np.testing.assert_allclose(scaled.q, res.q, rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+# float64: test_protocol checks jit == vmap == no-jit over fold masks for both learners
+@pytest.mark.parametrize(
+    "dtype", [pytest.param(np.float64, marks=pytest.mark.thorough), np.float32]
+)
 def test_jit_vmap_over_fold_masks_equal_single_runs(dtype, no_compilation):
     H, _, y = _votes(1)
     H, y, folds = H.astype(dtype), y.astype(dtype), fold_masks(len(y)).astype(dtype)
     rtol = 1e-12 if dtype == np.float64 else 1e-5
     check_jit_vmap(lambda v: adaboost(H, y, T, sample_weight=v), folds, rtol)
+    with no_compilation():  # new example weights compile nothing
+        adaboost(H, y, T, sample_weight=np.ones(len(y), dtype))
+
+
+# the rounds' loop of the dense learner above, priced over the stumps: test_protocol checks
+# jit == vmap == no-jit over fold masks for adaboost_stumps in float64 (thorough)
+@pytest.mark.thorough
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matrix_free_jit_vmap_over_fold_masks_equal_single_runs(dtype, no_compilation):
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
     X = np.random.default_rng(3).normal(size=(30, 3)).astype(dtype)
     ys = np.where(X[:, 0] - X[:, 2] > 0, 1.0, -1.0).astype(dtype)
     search = voters.stump_search(X)
     fit = lambda v: adaboost_stumps(search, ys, 8, sample_weight=v)  # noqa: E731
     check_jit_vmap(fit, fold_masks(30).astype(dtype), rtol)
     with no_compilation():  # new example weights compile nothing
-        adaboost(H, y, T, sample_weight=np.ones(len(y), dtype))
         fit(np.ones(30, dtype))
 
 
+# the weights enter the rounds' loop of test_sample_weight_repeats_examples, and the stump
+# search prices as the dense learner does (test_stumps_equal_dense_over_all_thresholds)
+@pytest.mark.thorough
 def test_stumps_sample_weight_repeats_examples():
     X = np.random.default_rng(3).normal(size=(30, 3))
     y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)

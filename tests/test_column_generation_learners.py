@@ -127,6 +127,15 @@ CASES = {
                     True, lambda X, y, s: (X[:40, :2], y[:40], 0.01, 90)),
 }  # fmt: skip
 VALUES = [(name, v) for name, case in CASES.items() for v in case.values]
+# The four learners share the driver (Algorithm 1, its pricing over ``S`` or the stumps, the
+# sample weights' checks) and two master solvers: CqBoost's and MDBoost's simplex QP, LPBoost's
+# and CG-Boost's interior point (``soft_margin_spec``). Where a test re-checks that shared code
+# the default run keeps one learner of each master and marks the others thorough.
+DEFAULT_LEARNERS = {"cqboost", "lpboost"}
+
+
+def _one_per_master(names=CASES, default=DEFAULT_LEARNERS):
+    return [n if n in default else pytest.param(n, marks=pytest.mark.thorough) for n in names]
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +184,8 @@ def test_posterior_is_the_normalized_program(problem, solved, name, value):
     _check_posterior(solved(name, value), problem[2].shape[1])
 
 
-@pytest.mark.parametrize("name", CASES)
+# CG-Boost weighs the examples in LPBoost's master (``soft_margin_spec``): thorough
+@pytest.mark.parametrize("name", _one_per_master(default={"cqboost", "mdboost", "lpboost"}))
 def test_zero_weights_equal_slicing(problem, name):
     _, y, H = problem
     S, case = _split(H), CASES[name]
@@ -194,8 +204,14 @@ def test_zero_weights_equal_slicing(problem, name):
 AGREEMENT = {np.float64: (1e-9, 1e-7), np.float32: (1e-4, 1e-4)}  # objective rtol, q atol
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
-@pytest.mark.parametrize("name", CASES)
+# float64: test_protocol checks jit == vmap == no-jit over fold masks for every learner
+# (MDBoost and CG-Boost included, each in float64)
+@pytest.mark.parametrize(
+    "dtype",
+    [pytest.param(np.float64, marks=pytest.mark.thorough, id="float64"), np.float32],
+    ids=["float64", "float32"],
+)
+@pytest.mark.parametrize("name", _one_per_master())
 def test_jit_vmap_and_eager_agree_without_recompiling(problem, name, dtype, no_compilation):
     """``jit`` == no-jit == ``vmap`` over the hyperparameter and 0/1 fold masks; new values of
     the hyperparameter, ``tol`` and the masks compile nothing."""
@@ -247,7 +263,9 @@ def _stump_columns(search, selected, m):
     return feature * (m - 1) + k + (sign < 0) * d * (m - 1)
 
 
-@pytest.mark.parametrize("name", CASES)
+# the stump pricing is the driver's: CG-Boost stands for the interior point (its problem is
+# the smaller one)
+@pytest.mark.parametrize("name", _one_per_master(default={"cqboost", "cgboost"}))
 def test_matrix_free_stumps_equal_all_materialized_stumps(problem, name):
     case = CASES[name]
     X, y, value, max_iter = case.stumps(problem[0], problem[1], stump_search(problem[0]))

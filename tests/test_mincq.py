@@ -153,7 +153,7 @@ def test_tmincq_matches_cvxopt_program2(random_pm1):
     np.testing.assert_allclose(same.objective, mincq(H, y, mu, tol=1e-9).objective, rtol=1e-9)
 
 
-def test_vmap_over_mu_compiles_once_and_equals_jit(random_pm1):
+def test_vmap_over_mu_compiles_once_and_equals_single_runs(random_pm1):
     H, y = random_pm1
     largest = float(max_realizable_mu(H, y))
     sweep = jax.vmap(mincq, in_axes=(None, None, 0))
@@ -171,20 +171,35 @@ def test_vmap_over_mu_compiles_once_and_equals_jit(random_pm1):
     assert compiles == []
     singles = [mincq(H, y, mu) for mu in mus]  # the jitted core, traced mu
     assert len(compiles) <= 1  # one compilation (none if an earlier test made it) for all three
-    jitted = jax.jit(mincq)(H, y, mus[1])  # everything traced: the checks skip the values
-    np.testing.assert_allclose(jitted.q, singles[1].q, atol=1e-12)
-    assert int(jitted.steps) == int(singles[1].steps)
     for i, single in enumerate(singles):  # both within their certified gaps of the optimum
         gaps = float(swept.info.duality_gap[i] + single.info.duality_gap)
         assert abs(float(swept.objective[i] - single.objective)) <= gaps
         assert bool(single.converged)
     assert bool(jnp.all(swept.converged))
-    # in float64 products only, the batched and the single runs take the same steps
+
+
+# vmap == single runs (checked above within the certified gaps) to rounding (thorough)
+@pytest.mark.thorough
+def test_vmap_over_mu_in_float64_products_takes_the_single_runs_steps(random_pm1):
+    H, y = random_pm1
+    largest = float(max_realizable_mu(H, y))
+    mus = (0.02 * largest, 0.2 * largest, 0.6 * largest)
     problem = mincq_problem(H, y)
     exact = jax.vmap(lambda mu: solve_mincq(problem, mu, mixed_precision=False))(jnp.array(mus))
     single = solve_mincq(problem, mus[1], mixed_precision=False)
     np.testing.assert_allclose(exact.q[1], single.q, atol=1e-12)
     np.testing.assert_allclose(exact.objective[1], single.objective, rtol=1e-12)
+
+
+# jit == no-jit: test_protocol checks it for MinCq (closing over H, y) over fold masks
+@pytest.mark.thorough
+def test_jit_of_everything_equals_no_jit(random_pm1):
+    H, y = random_pm1
+    mu = 0.2 * float(max_realizable_mu(H, y))
+    jitted = jax.jit(mincq)(H, y, mu)  # everything traced: the checks skip the values
+    single = mincq(H, y, mu)
+    np.testing.assert_allclose(jitted.q, single.q, atol=1e-12)
+    assert int(jitted.steps) == int(single.steps)
 
 
 def test_float32_within_1e4_of_float64(wdbc):
@@ -242,29 +257,42 @@ def test_unrealizable_mu_and_bad_inputs(random_pm1):
     )
 
 
-def test_sample_weight_zero_equals_slicing_and_vmaps_over_fold_masks(random_pm1):
-    H, y = random_pm1
+def _three_folds(H, y):
+    """``(3, m)`` 0/1 training masks, the folds, and ``mu`` realizable on the first fold."""
     folds = np.arange(len(y)) % 3
     masks = (folds[None, :] != np.arange(3)[:, None]).astype(float)  # 3 training folds
-    mu = 0.3 * float(max_realizable_mu(H[folds != 0], y[folds != 0]))
+    return masks, folds, 0.3 * float(max_realizable_mu(H[folds != 0], y[folds != 0]))
+
+
+def test_sample_weight_zero_equals_slicing(random_pm1):
+    H, y = random_pm1
+    masks, folds, mu = _three_folds(H, y)
     np.testing.assert_allclose(
         max_realizable_mu(H, y, masks[0]), max_realizable_mu(H[folds != 0], y[folds != 0])
     )
-    sliced = [mincq(H[k], y[k], mu, tol=1e-10) for k in masks.astype(bool)]
+    sliced = mincq(H[folds != 0], y[folds != 0], mu, tol=1e-10)
     weighted = mincq(H, y, mu, sample_weight=2.5 * masks[0], tol=1e-10)  # scale is irrelevant
-    np.testing.assert_allclose(weighted.q, sliced[0].q, atol=1e-6)
-    np.testing.assert_allclose(weighted.objective, sliced[0].objective, rtol=1e-9)
+    np.testing.assert_allclose(weighted.q, sliced.q, atol=1e-6)
+    np.testing.assert_allclose(weighted.objective, sliced.objective, rtol=1e-9)
+    # TMinCq: the weights act on the labeled part only
+    H_u = H[:20]
+    t_sliced = tmincq(H[folds != 0], y[folds != 0], mu, H_unlabeled=H_u, tol=1e-10)
+    t_weighted = tmincq(H, y, mu, H_unlabeled=H_u, sample_weight=masks[0], tol=1e-10)
+    np.testing.assert_allclose(t_weighted.objective, t_sliced.objective, rtol=1e-9)
+
+
+# test_protocol checks vmap over fold masks == no-jit for MinCq (thorough)
+@pytest.mark.thorough
+def test_vmap_over_fold_masks_equals_slicing(random_pm1):
+    H, y = random_pm1
+    masks, _, mu = _three_folds(H, y)
+    sliced = [mincq(H[k], y[k], mu, tol=1e-10) for k in masks.astype(bool)]
     folds_at_once = jax.vmap(lambda w: mincq(H, y, mu, sample_weight=w, tol=1e-10))(masks)
     assert bool(jnp.all(folds_at_once.converged))
     for i, single in enumerate(sliced):
         np.testing.assert_allclose(folds_at_once.objective[i], single.objective, rtol=1e-9)
         second_moment = folds_at_once.info.second_moment[i]
         np.testing.assert_allclose(second_moment, single.info.second_moment, rtol=1e-9)
-    # TMinCq: the weights act on the labeled part only
-    H_u = H[:20]
-    t_sliced = tmincq(H[folds != 0], y[folds != 0], mu, H_unlabeled=H_u, tol=1e-10)
-    t_weighted = tmincq(H, y, mu, H_unlabeled=H_u, sample_weight=masks[0], tol=1e-10)
-    np.testing.assert_allclose(t_weighted.objective, t_sliced.objective, rtol=1e-9)
 
 
 def test_iris_sanity():

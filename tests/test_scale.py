@@ -56,10 +56,14 @@ LEARNERS = {
     "cgboost": (cgboost_stumps, lambda s, y: (0.1,), {"max_iter": 30}),
     "mdboost": (mdboost_stumps, lambda s, y: (10.0,), {"max_iter": 30}),
 }
-# float32 for one learner of each family (every run is one more compilation of a learner)
-CASES = [(name, np.float64) for name in LEARNERS] + [
-    ("cbboost", np.float32),
-    ("cqboost", np.float32),
+# float32 for one learner of each family (every run is one more compilation of a learner);
+# the default run keeps those two and CB-Boost in float64; the other learners price their
+# columns through the same search (thorough)
+DEFAULT_CASES = {("cbboost", np.float64), ("cbboost", np.float32), ("cqboost", np.float32)}
+CASES = [
+    pytest.param(name, dtype, marks=() if (name, dtype) in DEFAULT_CASES else pytest.mark.thorough)
+    for name, dtype in [(name, np.float64) for name in LEARNERS]
+    + [("cbboost", np.float32), ("cqboost", np.float32)]
 ]
 # float32 column generation: the master problem is solved iteratively to a tolerance, and the
 # two searches sum the edges in different orders, so the masters' iterates differ by rounding
@@ -110,9 +114,13 @@ def test_histogram_search_with_enough_bins_gives_the_exact_search_model(name, dt
     np.testing.assert_allclose(b.objective, a.objective, rtol=atol)
 
 
+# CB-Boost in float64: the same brute force in the other dtype (thorough)
 @pytest.mark.parametrize(
     "learner, dense, dtype",
-    [(cbboost_stumps, cbboost, np.float64), (adaboost_stumps, adaboost, np.float32)],
+    [
+        pytest.param(cbboost_stumps, cbboost, np.float64, marks=pytest.mark.thorough),
+        (adaboost_stumps, adaboost, np.float32),
+    ],
 )
 def test_few_bins_equal_the_dense_learner_on_the_binned_stumps(learner, dense, dtype):
     """Brute force: the candidates of a 5-bin search as a dense ``H`` (every valid candidate's
@@ -187,7 +195,10 @@ def test_device_side_checks_name_the_problem():
         cbboost(H, jnp.asarray(y), T, sample_weight=jnp.zeros(M))
 
 
-@pytest.mark.parametrize("learner", [cbboost_stumps, adaboost_stumps])
+# AdaBoost: the same histogram pricing in the same rounds' loop (thorough)
+@pytest.mark.parametrize(
+    "learner", [cbboost_stumps, pytest.param(adaboost_stumps, marks=pytest.mark.thorough)]
+)
 def test_histogram_run_plans_at_most_3x_the_codes(learner):
     """Issue #18 item 3, from XLA's plan of the whole compiled learner (100 rounds) at HIGGS's
     shape, ``m = 2^20`` examples of ``d = 28`` features (compiled, never run): arguments,
@@ -238,6 +249,8 @@ learners = [
     (adaboost, H8, (10,), {}), (mincq, H, (0.05,), {}),
     (minimize_bound, H, ("seeger",), dict(max_iter=20)),
 ]
+learners = [entry for entry in learners if entry[0].__name__ in sys.argv[1:]]
+assert len(learners) == len(sys.argv) - 1
 # minimize_bound: Adam steps carry the other summation order's rounding
 rtols = {"minimize_bound": 1e-6}
 for fn, voters, args, options in learners:
@@ -256,23 +269,34 @@ for fn, voters, args, options in learners:
     if eight.stumps is not None:
         np.testing.assert_array_equal(eight.stumps.thresholds, one.stumps.thresholds)
     print(fn.__name__, "ok")
-# the compiled rounds: no all-gather, per-device arguments 1/8 of the examples
-cb = sys.modules["pacbound.solvers.cbboost"]
-sharded, ys, ws = shard_examples(search, y, w)
-compiled = cb._cbboost.lower(sharded, ys, ws, 10, True, 0.0, False).compile()
-text = compiled.as_text()
-assert "all-gather" not in text and "all-reduce" in text
-codes_bytes = sharded.codes.nbytes // 8 + 2 * ys.nbytes // 8
-assert compiled.memory_analysis().argument_size_in_bytes < codes_bytes + 4096
+if "cbboost_stumps" in sys.argv:  # the compiled rounds: no all-gather, 1/8 of the examples
+    cb = sys.modules["pacbound.solvers.cbboost"]
+    sharded, ys, ws = shard_examples(search, y, w)
+    compiled = cb._cbboost.lower(sharded, ys, ws, 10, True, 0.0, False).compile()
+    text = compiled.as_text()
+    assert "all-gather" not in text and "all-reduce" in text
+    codes_bytes = sharded.codes.nbytes // 8 + 2 * ys.nbytes // 8
+    assert compiled.memory_analysis().argument_size_in_bytes < codes_bytes + 4096
 print("ok")
 """
 
 
-def test_sharded_over_8_devices_equals_one_device():
+# by default one learner of each kind: matrix-free boosting, column generation's pricing, int8
+# boosting, MinCq and a bound minimizer on float H; the other boosting learners read the codes
+# or H through the same rounds' loop (thorough)
+SHARDED_LEARNERS = [
+    ["cbboost_stumps", "cqboost_stumps", "adaboost", "mincq", "minimize_bound"],
+    pytest.param(["gbcbboost_stumps", "adaboost_stumps", "vebboost_stumps", "cbboost"],
+                 marks=pytest.mark.thorough),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("names", SHARDED_LEARNERS, ids=["default", "boosting"])
+def test_sharded_over_8_devices_equals_one_device(names):
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
                JAX_PLATFORMS="cpu", PYTHONPATH=path)  # fmt: skip
-    run = subprocess.run([sys.executable, "-c", textwrap.dedent(SHARDED)], env=env,
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(SHARDED), *names], env=env,
                          capture_output=True, text=True, timeout=900)  # fmt: skip
     assert run.returncode == 0 and run.stdout.strip().endswith("ok"), (
         run.stdout[-2000:] + run.stderr[-3000:]

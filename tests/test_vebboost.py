@@ -120,8 +120,9 @@ def test_stumps_equal_dense_over_all_thresholds():
 def test_prefixes_are_runs_of_fewer_rounds():
     H, _, y = _votes(1)
     check_prefixes(vebboost, lambda t: vebboost(H, y, 0.3, t), T, (1, 8))
-    perfect = np.column_stack([H[:, :5], y, H[:, 5:]])  # boosting ends after round 0
-    check_prefixes(vebboost, lambda t: vebboost(perfect, y, 0.5, t), 4, (1, 2))
+    perfect = H.copy()  # the same shape and rounds as above: compiled once
+    perfect[:, 5] = y  # boosting ends after round 0
+    check_prefixes(vebboost, lambda t: vebboost(perfect, y, 0.5, t), T, (1, 8))
     X, ys = _stump_data()
     search = stump_search(X)
     check_prefixes(vebboost_stumps, lambda t: vebboost_stumps(search, ys, 0.5, t), T, (3, 12))
@@ -140,13 +141,14 @@ def test_zero_edge_and_perfect_learner():
     assert np.all(np.asarray(res.q) == 1 / 12) and np.all(np.asarray(res.weights) == 0)
     assert not res.converged and res.steps == 4
     H, _, y = _votes(0)
-    perfect = np.column_stack([H[:, :5], y, H[:, 5:]])
-    res = vebboost(perfect, y, 0.5, 4)  # alpha = ln(U_I / tiny) / 4: the vote is column 5
-    assert np.array_equal(res.info.selected, [5, -1, -1, -1])
+    perfect = H.copy()  # the shape and rounds of the other runs: compiled once
+    perfect[:, 5] = y
+    res = vebboost(perfect, y, 0.5, T)  # alpha = ln(U_I / tiny) / 4: the vote is column 5
+    assert np.array_equal(res.info.selected, [5] + [-1] * (T - 1))
     assert np.isfinite(float(res.info.alphas[0])) and res.info.errors[0] == 0
     assert np.array_equal(res.q, np.eye(2 * perfect.shape[1])[5])
     assert float(res.info.costs[-1]) < 1e-100 and res.converged and res.steps == 1
-    ref = vebboost_reference(np.concatenate([perfect, -perfect], axis=1), y, 0.5, 4)
+    ref = vebboost_reference(np.concatenate([perfect, -perfect], axis=1), y, 0.5, T)
     assert ref["stop_reason"] == "perfect" and ref["perfect_learner"] == 5  # not applied there
 
 
@@ -164,7 +166,11 @@ def test_sample_weight_repeats_examples():
     np.testing.assert_allclose(half.q, vebboost(H, y, 0.3, T, sample_weight=v).q, rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+# float64: test_protocol checks jit == vmap == no-jit over fold masks for both learners, and
+# test_vmap_over_lambda_equals_jit_without_recompiling the vmap over lam
+@pytest.mark.parametrize(
+    "dtype", [pytest.param(np.float64, marks=pytest.mark.thorough), np.float32]
+)
 def test_jit_vmap_over_fold_masks_and_lambda(dtype, no_compilation):
     H, _, y = _votes(2)
     H, y, folds = H.astype(dtype), y.astype(dtype), fold_masks(len(y)).astype(dtype)
@@ -176,15 +182,27 @@ def test_jit_vmap_over_fold_masks_and_lambda(dtype, no_compilation):
         single = run(lam, folds[i])
         np.testing.assert_array_equal(batched.info.selected[i], single.info.selected)
         np.testing.assert_allclose(batched.info.costs[i], single.info.costs, rtol=rtol)
+    with no_compilation():  # new example weights and lam compile nothing
+        run(0.7, np.ones(len(y), dtype))
+
+
+# the rounds' loop of the dense learner above, priced over the stumps: test_protocol checks
+# jit == vmap == no-jit over fold masks for vebboost_stumps in float64 (thorough)
+@pytest.mark.thorough
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matrix_free_jit_vmap_over_fold_masks(dtype, no_compilation):
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
     X, ys = _stump_data()
     search = stump_search(X.astype(dtype))
     fit = lambda v: vebboost_stumps(search, ys.astype(dtype), 0.5, 8, sample_weight=v)  # noqa: E731
     check_jit_vmap(fit, fold_masks(30).astype(dtype), rtol)
     with no_compilation():  # new example weights and lam compile nothing
-        run(0.7, np.ones(len(y), dtype))
         vebboost_stumps(search, ys.astype(dtype), 0.2, 8, sample_weight=np.ones(30, dtype))
 
 
+# the weights enter the rounds' loop of test_sample_weight_repeats_examples, and the stump
+# search prices as the dense learner does (test_stumps_equal_dense_over_all_thresholds)
+@pytest.mark.thorough
 def test_stumps_sample_weight_repeats_examples():
     X, y = _stump_data()
     v, rep = _weights(y, low=1)  # no zero: the repeated sample has the same thresholds
