@@ -134,14 +134,13 @@ DEGENERATE_PROGRAMS = {"lpboost_stumps", "cgboost_stumps"}
 
 
 # Learners whose own module checks jit == no-jit == vmap over 0/1 fold masks in the default
-# run (test_column_generation_learners, test_cbboost, test_adaboost, test_vebboost, test_mincq,
+# run (test_column_generation_learners, test_cbboost, test_adaboost, test_vebboost,
 # test_stochastic), or which share their solver with a learner kept here (kl_ql and kl_el run
 # kl_coordinate_descent's solver, with its vmap tests in test_kl_coordinate): rechecked by the
 # thorough tier only.
 CHECKED_IN_THEIR_MODULES = {
-    "adaboost", "adaboost_stumps", "cbboost", "cgboost", "cqboost", "gbcbboost_stumps", "kl_el",
-    "kl_ql", "lpboost", "mdboost", "mincq", "minimize_dirichlet_bound", "vebboost",
-    "vebboost_stumps",
+    "adaboost", "cbboost", "cqboost", "kl_el", "kl_ql", "lpboost", "minimize_dirichlet_bound",
+    "vebboost",
 }  # fmt: skip
 THOROUGH_IF_CHECKED = [
     pytest.param(name, marks=pytest.mark.thorough) if name in CHECKED_IN_THEIR_MODULES else name
