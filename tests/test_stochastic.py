@@ -111,12 +111,13 @@ def test_float64_certificate_from_float32_inputs_and_a_fold_mask_is_slicing():
 def test_traced_certificate_in_the_working_precision_flags_invalid_alpha():
     H, y = problem(5)
     alpha = np.random.default_rng(6).uniform(0.5, 3.0, 2 * N)
-    traced = jax.jit(lambda a: certify_dirichlet(a, H, y))(alpha)
+    certify_traced = jax.jit(lambda a: certify_dirichlet(a, H, y))  # one compilation
+    traced = certify_traced(alpha)
     concrete = certify_dirichlet(alpha, H, y)
     np.testing.assert_allclose(
         traced.bounds["dirichlet_seeger"], concrete.bounds["dirichlet_seeger"], rtol=1e-12
     )
-    bad = jax.jit(lambda a: certify_dirichlet(a, H, y))(alpha * np.r_[-1.0, np.ones(2 * N - 1)])
+    bad = certify_traced(alpha * np.r_[-1.0, np.ones(2 * N - 1)])
     assert not bool(bad.valid) and all(float(v) == 1.0 for v in bad.bounds.values())
 
 
