@@ -141,7 +141,15 @@ def test_gradients_match_finite_differences(name):
         np.testing.assert_allclose(grads[i], (up - down) / (2 * eps), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", sorted(JITTED))
+@pytest.mark.parametrize(
+    "name",
+    [
+        # PAC-Bound 2 (three ~15 s compilations) by default in tests/test_certified_numerics.py:
+        # jit == eager == vmap over an array m, eager float32 in test_pac_bound_2_float32_margin
+        pytest.param(name, marks=[pytest.mark.thorough] if name == "pac_bound_2" else [])
+        for name in sorted(JITTED)
+    ],
+)
 def test_jit_equals_eager_equals_vmap_and_float32_follows(name):
     f = (GIBBS | MOMENTS)[name][0]
     stats = (0.3,) if name in GIBBS else (0.35, 0.5)
