@@ -111,12 +111,13 @@ def test_float64_certificate_from_float32_inputs_and_a_fold_mask_is_slicing():
 def test_traced_certificate_in_the_working_precision_flags_invalid_alpha():
     H, y = problem(5)
     alpha = np.random.default_rng(6).uniform(0.5, 3.0, 2 * N)
-    traced = jax.jit(lambda a: certify_dirichlet(a, H, y))(alpha)
+    certify_traced = jax.jit(lambda a: certify_dirichlet(a, H, y))  # one compilation
+    traced = certify_traced(alpha)
     concrete = certify_dirichlet(alpha, H, y)
     np.testing.assert_allclose(
         traced.bounds["dirichlet_seeger"], concrete.bounds["dirichlet_seeger"], rtol=1e-12
     )
-    bad = jax.jit(lambda a: certify_dirichlet(a, H, y))(alpha * np.r_[-1.0, np.ones(2 * N - 1)])
+    bad = certify_traced(alpha * np.r_[-1.0, np.ones(2 * N - 1)])
     assert not bool(bad.valid) and all(float(v) == 1.0 for v in bad.bounds.values())
 
 
@@ -172,26 +173,39 @@ def test_the_learner_lowers_the_bound_and_its_result_follows_the_protocol():
         certify(r, H, y)
 
 
+def fit_at(H, y, delta, sample_weight, prior):
+    return fit(H, y, delta=delta, sample_weight=sample_weight, prior=prior)
+
+
+# One program each, shared by the two tests below (H and y are arguments, not constants): on
+# M_FOLDS examples, with masks of M ones, so that the fit without jit on the sliced rows reuses
+# the learner compiled for (M, N) by the tests above.
+BATCHED_FIT = jax.jit(jax.vmap(fit_at, in_axes=(None, None, 0, 0, 0)))
+JITTED_FIT = jax.jit(fit_at)
+M_FOLDS = 3 * M // 2
+FOLD_MASKS = np.stack([(np.arange(M_FOLDS) % 3 != k).astype(float) for k in range(3)])
+
+
 def test_jit_no_jit_and_vmap_over_delta_and_fold_masks_agree():
-    H, y = problem(10)
+    H, y = problem(10, M_FOLDS)
     deltas = np.array([0.01, 0.05, 0.2])
-    masks = np.stack([(np.arange(M) % 3 != k).astype(float) for k in range(3)])
-    batched = jax.vmap(lambda d, w: fit(H, y, delta=d, sample_weight=w))(deltas, masks)
-    jitted = jax.jit(lambda d, w: fit(H, y, delta=d, sample_weight=w))
+    batched = BATCHED_FIT(H, y, deltas, FOLD_MASKS, np.ones(3))
     for k in range(3):
-        rows = masks[k] > 0
+        rows = FOLD_MASKS[k] > 0
         single = fit(H[rows], y[rows], delta=deltas[k])  # a 0/1 mask is slicing
         np.testing.assert_allclose(batched.info.alpha[k], single.info.alpha, rtol=1e-9)
         np.testing.assert_allclose(batched.objective[k], single.objective, rtol=1e-10)
         np.testing.assert_allclose(batched.info.certified[k], single.info.certified, rtol=1e-10)
-        one = jitted(deltas[k], masks[k])
+        one = JITTED_FIT(H, y, deltas[k], FOLD_MASKS[k], 1.0)
         np.testing.assert_allclose(one.info.alpha, single.info.alpha, rtol=1e-9)
 
 
 def test_vmap_over_the_prior_concentration_and_monte_carlo_risk():
-    H, y = problem(11)
+    H, y = problem(11, M_FOLDS)
     priors = np.array([0.5, 1.0, 4.0])
-    batched = jax.vmap(lambda b: fit(H, y, prior=b))(priors)
+    masks = np.repeat(FOLD_MASKS[:1], 3, axis=0)
+    batched = BATCHED_FIT(H, y, np.full(3, DELTA), masks, priors)
+    H, y = H[masks[0] > 0], y[masks[0] > 0]  # (M, N): the learner compiled above
     for k, b in enumerate(priors):
         np.testing.assert_allclose(batched.objective[k], fit(H, y, prior=b).objective, rtol=1e-10)
     mc = fit(H, y, risk="monte_carlo", key=jax.random.key(3), num_samples=4)
