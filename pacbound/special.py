@@ -291,9 +291,9 @@ def _run_fraction(advance, read, start, steps: int | None, cap: jax.Array):
     """The fraction's state after ``steps`` calls of ``advance(k, state)`` or, with ``steps``
     ``None``, after blocks of ``_BLOCK`` steps until no ``read(state)`` (the value, and the
     slopes when carried) has moved by more than ``_SETTLE`` ulps over the last block, or
-    ``cap`` steps. Returns ``(state, steps taken)``."""
+    ``cap`` steps."""
     if steps is not None:
-        return lax.fori_loop(0, steps, advance, start), steps
+        return lax.fori_loop(0, steps, advance, start)
 
     def block(carry):
         k, state, previous, _ = carry
@@ -304,8 +304,7 @@ def _run_fraction(advance, read, start, steps: int | None, cap: jax.Array):
         return k + _BLOCK, state, current, done
 
     keep_going = lambda carry: ~carry[3] & (carry[0] < cap)  # noqa: E731
-    k, state, _, _ = lax.while_loop(keep_going, block, (0, start, read(start), False))
-    return state, k
+    return lax.while_loop(keep_going, block, (0, start, read(start), False))[1]
 
 
 def _fraction_and_slopes(a1, b1, x1, y1, c, steps: int | None, tangents: bool):
@@ -313,14 +312,13 @@ def _fraction_and_slopes(a1, b1, x1, y1, c, steps: int | None, tangents: bool):
     with them: ``dc/da1 = y1``, ``dc/db1 = -x1``), by forward-mode differentiation of each
     step, both directions batched, the tangents carried in the loop state (so that the
     stopping rule sees them). These are the derivatives of the truncated fraction, as in
-    Boik & Robison-Cox (1998), who differentiate the recurrences by hand. Also returns the
-    number of steps taken."""
+    Boik & Robison-Cox (1998), who differentiate the recurrences by hand."""
     params, cap = (a1, b1, c), _fraction_cap(a1 + b1)
     step = lambda k, s, p: _fraction_step(k, s, p, x1, y1)  # noqa: E731
     if not tangents:
         plain = functools.partial(step, p=params)
-        state, taken = _run_fraction(plain, _fraction_value, _fraction_start(a1, c), steps, cap)
-        return _fraction_value(state), None, taken
+        state = _run_fraction(plain, _fraction_value, _fraction_start(a1, c), steps, cap)
+        return _fraction_value(state), None
     ones, zeros = jnp.ones_like(x1), jnp.zeros_like(x1)
     directions = tuple(jnp.stack(t) for t in ((ones, zeros), (zeros, ones), (y1, -x1)))
     batched = lambda f: jax.vmap(f, out_axes=(None, 0))  # noqa: E731  (one primal, 2 tangents)
@@ -335,9 +333,7 @@ def _fraction_and_slopes(a1, b1, x1, y1, c, steps: int | None, tangents: bool):
         return batched(lambda t: jax.jvp(_fraction_value, (carry[0],), (t,)))(carry[1])
 
     start = batched(lambda d: jax.jvp(lambda p: _fraction_start(p[0], p[2]), (params,), (d,)))
-    state, taken = _run_fraction(advance, read, start(directions), steps, cap)
-    value, slopes = read(state)
-    return value, slopes, taken
+    return read(_run_fraction(advance, read, start(directions), steps, cap))
 
 
 def _regular_parts(a, b, x, gamma: _GammaTerms, steps: int | None, tangents: bool):
@@ -355,7 +351,7 @@ def _regular_parts(a, b, x, gamma: _GammaTerms, steps: int | None, tangents: boo
     x1, y1 = jnp.where(swap, 1.0 - x, x), jnp.where(swap, x, 1.0 - x)
     c = _fraction_offset(a, b, x, swap)
     log_power, d_a, d_b = _log_power_over_beta(a, b, x, gamma)
-    fraction, slopes, _ = _fraction_and_slopes(a1, b1, x1, y1, c, steps, tangents)
+    fraction, slopes = _fraction_and_slopes(a1, b1, x1, y1, c, steps, tangents)
     tail = jnp.exp(log_power) * fraction
     value = jnp.where(swap, 1.0 - tail, tail)
     if not tangents:
