@@ -15,7 +15,8 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
 * memory: the codes vs the exact search's cache; the temporaries of one compiled round
   (XLA's ``memory_analysis().temp_size_in_bytes``); the host peak of binning and of the exact
   preparation (``tracemalloc``, which sees NumPy's allocations, not XLA's buffers);
-* learners: ``cbboost_stumps`` and ``adaboost_stumps`` (100 rounds) on either search: compile
+* learners: ``cbboost_stumps`` and ``adaboost_stumps`` (100 rounds; the exact search's 10 at
+  m = 10^7, where its round takes seconds) on either search: compile
   time (first call minus a later one), time a round (a later call / 100), XLA's planned peak
   (arguments + temporaries + outputs of the whole compiled learner) over the codes' bytes;
 * peers' rounds: LightGBM ``lgb.train`` (num_leaves = 2, max_bin = 255, Dataset built
@@ -59,9 +60,11 @@ from common import RESULTS, print_table, write_json
 from jax import lax
 
 from pacbound import solvers, voters
+from pacbound.certify import certify_margins
 from pacbound.voters import histogram as hs
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0
+EXACT_ROUNDS_HUGE = 10  # the exact search's learners at m = 10^7 (seconds a round)
 
 
 def higgs_like(m: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +77,7 @@ def higgs_like(m: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
     X = np.stack(cols, axis=1)[:, [0, 1, 2, 4, 6, *range(8, 24)]]  # 21 low-level columns
     masses = rng.lognormal(0, 0.3, (m, 7)) + 0.1 * X[:, :7]  # 7 high-level, correlated
     X = np.concatenate([X, masses], axis=1).astype(np.float32)
-    w = np.random.default_rng(seed + 1).normal(size=D)
+    w = np.random.default_rng(SEED + 1).normal(size=D)  # one labelling model for every sample
     logits = (X - X.mean(0)) / X.std(0) @ w / np.sqrt(D)
     y = np.where(rng.random(m) < 1 / (1 + np.exp(-logits)), 1.0, -1.0)
     return X, y.astype(np.float32)
@@ -177,26 +180,65 @@ def _program_bytes(fn, *args) -> dict:
     }
 
 
-def learner_times(search, y, search_name: str, row: dict, rounds: int = ROUNDS) -> None:
+TEST_M, TEST_SEED, CHUNK = 10**5, SEED + 7, 10**6  # the test sample: same model, fresh seed
+QUALITY = ("train_risk", "test_risk", "pac_bound_2", "cbound_roy2016")
+
+
+def _margins(result, X, y) -> np.ndarray:
+    """``y_i sum_s w_s S_s(x_i)`` of a matrix-free result, float32, in blocks of ``CHUNK``
+    examples (the ``(m, n)`` votes of all of ``X`` at once are gigabytes at m = 10^7)."""
+
+    @jax.jit
+    def block(Xb, yb):
+        return yb * (result.stumps.votes(Xb, jnp.float32) @ result.weights.astype(jnp.float32))
+
+    return np.concatenate(
+        [np.asarray(block(X[i : i + CHUNK], y[i : i + CHUNK])) for i in range(0, len(y), CHUNK)]
+    )
+
+
+def quality(result, X, y, X_test, y_test) -> dict:
+    """Training and test risk of the majority vote (a tie counts as an error), and its
+    PAC-Bound 2 (germain2015) and roy2016 C-bound at delta = 0.05 with the uniform prior over
+    every candidate stump and its complement (:func:`pacbound.certify.certify_margins`)."""
+    q = np.asarray(result.q, np.float64)
+    kl = float(np.sum(q[q > 0] * np.log(q[q > 0])) + np.log(2.0 * int(result.info.n_candidates)))
+    margins = _margins(result, X, y)
+    cert = certify_margins(margins, kl, bounds=["pac_bound_2", "cbound_roy2016"])
+    values = {
+        "train_risk": float(np.mean(margins <= 0)),
+        "test_risk": float(np.mean(_margins(result, X_test, y_test) <= 0)),
+        "pac_bound_2": float(cert.bounds["pac_bound_2"]),
+        "cbound_roy2016": float(cert.bounds["cbound_roy2016"]),
+    }
+    return {stat: values[stat] for stat in QUALITY}
+
+
+def learner_times(search, X, y, test, search_name: str, row: dict, rounds: int = ROUNDS) -> None:
     """Compile time, time per round and planned memory of each learner in :data:`LEARNERS`.
 
     ``first`` = the first call (compilation + run), ``run`` = the median of later calls; the
     compile time is their difference and a round is ``run / rounds``.
     """
-    y = jnp.asarray(y)
+    y_train = jnp.asarray(y)
     for name, learner in LEARNERS.items():
         fit = jax.jit(functools.partial(learner, n_rounds=rounds))
         start = time.perf_counter()
-        result = jax.block_until_ready(fit(search, y))
+        result = jax.block_until_ready(fit(search, y_train))
         first = time.perf_counter() - start
         key = f"{name}_{search_name}"
-        run = _times(fit, search, y, repeats=1)
+        run = _times(fit, search, y_train, repeats=1)
         _record(row, f"{key}_round", run, 1 / rounds)
         row[f"{key}_compile_s"] = first - run[0]
         row[f"{key}_steps"] = int(result.steps)
-        for stat, value in _program_bytes(fit, search, y).items():
+        row[f"{key}_rounds_run"] = rounds
+        for stat, value in quality(result, X, y, *test).items():
             row[f"{key}_{stat}"] = value
-        print(f"  {key}: {1e3 * row[f'{key}_round_s']:.1f} ms a round", flush=True)
+        for stat, value in _program_bytes(fit, search, y_train).items():
+            row[f"{key}_{stat}"] = value
+        print(f"  {key}: {1e3 * row[f'{key}_round_s']:.1f} ms a round, test risk "
+              f"{row[f'{key}_test_risk']:.4f}, PAC-Bound 2 {row[f'{key}_pac_bound_2']:.4f}",
+              flush=True)  # fmt: skip
 
 
 def bench_size(m: int, repeats: int) -> dict:
@@ -222,9 +264,12 @@ def bench_size(m: int, repeats: int) -> dict:
     times = _times(voters.stump_edges, exact, a, repeats=repeats, warmup=True)
     _record(row, "exact_round", times)
     row["exact_round_temp_bytes"] = _temp_bytes(voters.stump_edges, exact, a)
-    learner_times(exact, y, "exact", row)
+    # at m = 10^7 a round of the exact search takes seconds: its learners run EXACT_ROUNDS_HUGE
+    # rounds there (the per-round time and the planned memory do not depend on the count)
+    test = higgs_like(TEST_M, TEST_SEED)
+    learner_times(exact, X, y, test, "exact", row, ROUNDS if m < 10**7 else EXACT_ROUNDS_HUGE)
     del exact
-    learner_times(search, y, "hist", row)
+    learner_times(search, X, y, test, "hist", row)
     lightgbm_times(X, y, row)
     sklearn_round(X, y, row)
     row["load_after"] = os.getloadavg()[0]
@@ -403,14 +448,14 @@ def learner_ratios(r: dict) -> dict:
                 "round_cpu_over_lgb_cpu": r[f"{key}_round_cpu_s"] / r.get("lgb_round_cpu_s", nan),
                 "end_to_end_over_lgb": total / lgb_total,
                 "peak_bytes_over_codes": r.get(f"{key}_peak_bytes", nan) / r["codes_bytes"],
+                **{stat: r[f"{key}_{stat}"] for stat in QUALITY},
             }
     return ratios
 
 
 LEARNER_HEADER = [
     "m", "learner", "round ms", "/lgb", "/hgb", "/numpy pass", "/lgb 1 thread", "cpu/lgb cpu",
-    "end to end/lgb",
-    "peak B/codes B",
+    "end to end/lgb", "peak B/codes B", "train risk", "test risk", "PAC-Bound 2", "roy2016",
 ]  # fmt: skip
 
 
