@@ -322,6 +322,13 @@ BOUNDS: dict[str, BoundSpec] = {}
 STOCHASTIC_BOUNDS: dict[str, BoundSpec] = {}
 
 
+# the optional fields of VoteStatistics that each kind of BoundSpec.needs fills
+_NEEDED_FIELDS = {
+    "unlabeled": ("unlabeled_disagreement", "m_unlabeled"),
+    "pair_variance": ("pair_variance",),
+}
+
+
 def register_bound(spec: BoundSpec) -> None:
     """Add (or replace) a bound in :data:`BOUNDS` (in :data:`STOCHASTIC_BOUNDS` for the
     ``"dirichlet"`` family); every consumer sees it from then on.
@@ -338,7 +345,15 @@ def register_bound(spec: BoundSpec) -> None:
       >>> "seeger_copy" in BOUNDS
       True
       >>> del BOUNDS["seeger_copy"]  # leave the registry as it was
+
+    Raises:
+      ValueError: ``spec.needs`` names a statistic :func:`certify` does not compute.
     """
+    unknown = set(spec.needs) - set(_NEEDED_FIELDS)
+    if unknown:
+        raise ValueError(
+            f"{spec.name} needs {sorted(unknown)}: certify computes only {sorted(_NEEDED_FIELDS)}"
+        )
     (STOCHASTIC_BOUNDS if spec.family == "dirichlet" else BOUNDS)[spec.name] = spec
 
 
@@ -730,13 +745,25 @@ def is_quasi_uniform(q: jax.Array | np.ndarray) -> jax.Array:
     return jnp.all(jnp.abs(q[:n] + q[n:] - 1.0 / n) <= 1e-6 / n)
 
 
+def _fields_read(bound: Bound, extra: dict) -> dict:
+    """The optional statistics of ``extra`` that ``bound`` reads: a bound gets only those, so
+    that its compiled program (:func:`_certified_levels`) is the same whatever else the
+    certificate computes."""
+    read = {field for need in BOUNDS[bound.name].needs for field in _NEEDED_FIELDS[need]}
+    return {field: value for field, value in extra.items() if field in read}
+
+
 def _vote_table(margins, rows, kl, bound_list, extra=None):
     """The statistics each bound of ``bound_list`` reads (:class:`VoteStatistics` of the
-    margins ``y F`` on the ``rows`` (0/1) of the sample, with the ``extra`` optional fields),
-    the posterior's own statistics and its majority-vote risk."""
+    margins ``y F`` on the ``rows`` (0/1) of the sample, with the ``extra`` optional fields it
+    needs), the posterior's own statistics (with every ``extra`` field) and its majority-vote
+    risk."""
     m = jnp.sum(rows)
     extra = extra or {}
-    stats = tuple(vote_statistics(b, margins, kl, m, rows)._replace(**extra) for b in bound_list)
+    stats = tuple(
+        vote_statistics(b, margins, kl, m, rows)._replace(**_fields_read(b, extra))
+        for b in bound_list
+    )
     base = vote_statistics(Bound("seeger"), margins, kl, m, rows)._replace(**extra)
     return stats, base, jnp.sum(rows * (margins <= 0)) / m
 

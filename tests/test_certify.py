@@ -10,10 +10,12 @@ import pytest
 from pacbound.certify import (
     BOUNDS,
     DEFAULT_BOUNDS,
+    BoundSpec,
     bound_value,
     ccpbb_bound,
     certify,
     certify_margins,
+    register_bound,
     split_kl_bound,
 )
 from tests.reference import bounds_numpy as R
@@ -416,3 +418,10 @@ def _named(name):
     from pacbound.certify import as_bound
 
     return as_bound(name)
+
+
+def test_a_bound_needing_a_statistic_certify_does_not_compute_is_refused():
+    spec = BoundSpec("needs_labels_twice", lambda b, s, dl, c: s.mu1, "none", needs=("labels2",))
+    with pytest.raises(ValueError, match="certify computes only"):
+        register_bound(spec)
+    assert "needs_labels_twice" not in BOUNDS
