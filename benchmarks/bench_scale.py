@@ -181,37 +181,39 @@ def _program_bytes(fn, *args) -> dict:
 
 
 TEST_M, TEST_SEED, CHUNK = 10**5, SEED + 7, 10**6  # the test sample: same model, fresh seed
-QUALITY = ("train_risk", "test_risk", "pac_bound_2", "cbound_roy2016")
+QUALITY = ("train_risk", "test_risk", "pac_bound_2", "cbound_roy2016")  # quality()'s keys
+
+
+@jax.jit
+def _block_margins(stumps, weights, Xb, yb):
+    return yb * (stumps.votes(Xb, jnp.float32) @ weights.astype(jnp.float32))
 
 
 def _margins(result, X, y) -> np.ndarray:
     """``y_i sum_s w_s S_s(x_i)`` of a matrix-free result, float32, in blocks of ``CHUNK``
-    examples (the ``(m, n)`` votes of all of ``X`` at once are gigabytes at m = 10^7)."""
-
-    @jax.jit
-    def block(Xb, yb):
-        return yb * (result.stumps.votes(Xb, jnp.float32) @ result.weights.astype(jnp.float32))
-
+    examples: ``pacbound.certify(result, X, y)`` would hold the ``(m, n)`` float64 votes of all
+    of ``X`` at once, 8 GB at m = 10^7 and 100 rounds."""
+    blocks = [(X[i : i + CHUNK], y[i : i + CHUNK]) for i in range(0, len(y), CHUNK)]
     return np.concatenate(
-        [np.asarray(block(X[i : i + CHUNK], y[i : i + CHUNK])) for i in range(0, len(y), CHUNK)]
+        [np.asarray(_block_margins(result.stumps, result.weights, *b)) for b in blocks]
     )
 
 
 def quality(result, X, y, X_test, y_test) -> dict:
     """Training and test risk of the majority vote (a tie counts as an error), and its
     PAC-Bound 2 (germain2015) and roy2016 C-bound at delta = 0.05 with the uniform prior over
-    every candidate stump and its complement (:func:`pacbound.certify.certify_margins`)."""
+    every candidate stump and its complement (:func:`pacbound.certify.certify_margins`; the
+    ``KL`` as :func:`pacbound.certify.certify` computes it for a matrix-free result)."""
     q = np.asarray(result.q, np.float64)
     kl = float(np.sum(q[q > 0] * np.log(q[q > 0])) + np.log(2.0 * int(result.info.n_candidates)))
     margins = _margins(result, X, y)
     cert = certify_margins(margins, kl, bounds=["pac_bound_2", "cbound_roy2016"])
-    values = {
+    return {
         "train_risk": float(np.mean(margins <= 0)),
         "test_risk": float(np.mean(_margins(result, X_test, y_test) <= 0)),
         "pac_bound_2": float(cert.bounds["pac_bound_2"]),
         "cbound_roy2016": float(cert.bounds["cbound_roy2016"]),
     }
-    return {stat: values[stat] for stat in QUALITY}
 
 
 def learner_times(search, X, y, test, search_name: str, row: dict, rounds: int = ROUNDS) -> None:
