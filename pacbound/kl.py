@@ -475,9 +475,9 @@ def _point_newton(q, one_minus_q, eps, p) -> jax.Array:
     (``p < q / 2``), where ``d = p - q`` cannot carry ``p``'s relative digits."""
 
     def step(_, p):
-        kl, d = _kl_at_point(q, one_minus_q, p)
+        kl, d = _kl_at_point(q, one_minus_q, p, below=True)
         moved = p - (kl.value - eps) / (d / (p * (1.0 - p)))
-        moved = jnp.where(moved > 0, moved, p / 2.0)
+        moved = jnp.where(moved > 0, jnp.minimum(moved, q), p / 2.0)  # the root is below q
         return jnp.where(jnp.isfinite(moved), moved, p)
 
     return lax.fori_loop(0, _gap_steps(q), step, p, unroll=True)
@@ -492,7 +492,7 @@ def _certified_points(q, one_minus_q, eps, p) -> tuple[jax.Array, jax.Array]:
     subnormals) when ``p`` is tiny."""
     u = _roundoff(q)
     tiny = jnp.finfo(q.dtype).tiny
-    kl, d = _kl_at_point(q, one_minus_q, p)
+    kl, d = _kl_at_point(q, one_minus_q, p, below=True)
     gap = eps - kl.value
     residual = (gap + kl.error) + 2.0 * u * (jnp.abs(gap) + kl.error)
     slack = _SOLVER_SLOPE_ERROR * u
@@ -673,8 +673,9 @@ def kl_inv_upper_interval(q: ArrayLike, eps: ArrayLike) -> tuple[jax.Array, jax.
     return _kl_inverse(*_inverse_arguments(q, eps), True)
 
 
-def _kl_at_point(q, one_minus_q, p) -> tuple[_Term, jax.Array]:
-    """``kl(q||p)`` with its error bound, and ``d``, for floats ``q, p`` in ``[0, 1]``.
+def _kl_at_point(q, one_minus_q, p, below: bool = False) -> tuple[_Term, jax.Array]:
+    """``kl(q||p)`` with its error bound, and ``d``, for floats ``q, p`` in ``[0, 1]``
+    (``below``: ``p <= q``, and only the branches of ``d <= 0`` are evaluated).
 
     ``d = p - q`` is rounded; TwoSum gives its error, which moves each term by at most as
     much (``|dh/dt| <= 1`` where a term reads ``d`` through ``t``; the logs near ``p = 0, 1``
@@ -682,9 +683,9 @@ def _kl_at_point(q, one_minus_q, p) -> tuple[_Term, jax.Array]:
     """
     d, d_error = _two_sum(p, -q)  # p - q = d + d_error exactly
     rests = (p, 1.0 - p)
-    up = _kl_from_gap(q, one_minus_q, jnp.maximum(d, 0.0), rests, True)
-    low = _kl_from_gap(q, one_minus_q, jnp.minimum(d, 0.0), rests, False)
-    kl = _select(d >= 0, up, low)
+    kl = _kl_from_gap(q, one_minus_q, jnp.minimum(d, 0.0), rests, False)
+    if not below:
+        kl = _select(d >= 0, _kl_from_gap(q, one_minus_q, jnp.maximum(d, 0.0), rests, True), kl)
     error = kl.error + 2.0 * jnp.abs(d_error) * (1.0 + 4.0 * _roundoff(q))
     return _Term(kl.value, jnp.where(p == q, 0.0, error)), d  # kl(q||q) = 0 exactly
 
