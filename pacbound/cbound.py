@@ -358,8 +358,22 @@ def _multipliers(e, top, d, e_s, d_s, eps, cap):
     return lam_kl, lam_cap
 
 
+@jax.custom_jvp
+def _differentiated_as(value: jax.Array, carrier: jax.Array) -> jax.Array:
+    """``value``, with ``carrier``'s derivative added to its own: a certified value carrying
+    the envelope theorem's gradient. ``carrier`` is computed only where a derivative is taken
+    (``value + (carrier - stop_gradient(carrier))`` would keep it, a kl-inverse among its
+    steps, in every compiled program)."""
+    return value
+
+
+@_differentiated_as.defjvp
+def _differentiated_as_jvp(primals, tangents):
+    return _differentiated_as(*primals), tangents[0] + tangents[1]
+
+
 def _capped_envelope(d, top, e_s, d_s, eps, cap):
-    """Zero, with the derivative of the capped supremum in ``(e_S, d_S, eps, cap)``: the
+    """The capped supremum's Lagrangian, whose derivative in ``(e_S, d_S, eps, cap)`` is the
     constrained envelope theorem's ``lam_kl (d eps - d kl(e_S, d_S || e, d)) + lam_cap d cap``
     at the optimum ``(e, d)`` (the maximum often sits on the kink where the cap starts to bind,
     so holding ``d`` fixed, the unconstrained envelope, would be wrong there). ``d`` and
@@ -367,8 +381,7 @@ def _capped_envelope(d, top, e_s, d_s, eps, cap):
     fixed = [lax.stop_gradient(x) for x in (e_s, d_s, eps, cap)]
     e = jnp.minimum(top, fixed[3])
     lam_kl, lam_cap = _multipliers(e, top, d, *fixed)
-    lagrangian = lam_kl * (eps - trinomial_kl(e_s, d_s, e, d)) + lam_cap * cap
-    return lagrangian - lax.stop_gradient(lagrangian)
+    return lam_kl * (eps - trinomial_kl(e_s, d_s, e, d)) + lam_cap * cap
 
 
 @jax.jit
@@ -438,6 +451,5 @@ def cbound_trinomial_sup(
     fixed = [None if x is None else lax.stop_gradient(x) for x in (e_s, d_s, eps, cap)]
     bound, best, top = _certified_sup(*fixed)
     if cap is not None:
-        return bound + _capped_envelope(best, top, e_s, d_s, eps, cap)
-    smooth = _cbound_on_slice(best, e_s, d_s, eps)
-    return bound + (smooth - lax.stop_gradient(smooth))  # the value, the envelope's gradient
+        return _differentiated_as(bound, _capped_envelope(best, top, e_s, d_s, eps, cap))
+    return _differentiated_as(bound, _cbound_on_slice(best, e_s, d_s, eps))
