@@ -253,13 +253,16 @@ def _weighted_h_near(w: jax.Array, w_lo: jax.Array | float, x: jax.Array) -> _Te
     u = _roundoff(w)
     denom = (2.0 * w + x) + 2.0 * w_lo
     denom = jnp.where(denom > 0, denom, 1.0)
-    s = x / denom
-    z = s * s
+    # s = x / D once per reader, each copy exactly x / D (sign flips are exact): XLA compiles a
+    # divide read by several operations as a kernel of its own, while each copy fuses into its
+    # reader (the kl-inverses compile a third fewer kernels)
+    s, s_squared, s_weighted = x / denom, (-x) / (-denom), -((-x) / denom)
+    z = s_squared * s_squared
     n = _series_length(w)
     series = jnp.full_like(z, 1.0 / (2 * n + 1))
     for k in range(n - 2, -1, -1):
         series = series * z + 1.0 / (2 * k + 3)
-    value = x * s - 2.0 * (w * s) * z * series  # x * s = x^2 / D without underflow
+    value = x * s - 2.0 * (w * s_weighted) * z * series  # x * s = x^2 / D without underflow
     return _Term(value, _NEAR_ERROR * u * value)
 
 
