@@ -377,7 +377,8 @@ def test_jit_vmap_over_folds_and_dtypes(dtype):
 
 
 # the rounds' loop of the dense learners above, priced over the stumps: test_protocol checks
-# jit == vmap == no-jit over fold masks for the four learners in float64 (thorough)
+# jit == vmap == no-jit over fold masks in float64 for cbboost_stumps, and for the other
+# three in its thorough tier (thorough)
 @pytest.mark.thorough
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matrix_free_jit_vmap_over_folds_and_dtypes(dtype):

@@ -6,7 +6,8 @@ Each learner: the signature vocabulary (``H, y``, hyperparameters, keyword-only
 one result base (``q`` a distribution over ``[H, -H]``, ``weights = q[:n] - q[n:]``, ``steps``,
 ``converged``, ``info``), a certificate of the result equal to the normalized posterior's
 (independent NumPy reference), and ``jit`` == ``vmap`` over fold masks == no-jit (in the
-thorough tier for the learners whose own module checks it in the default run).
+thorough tier for the learners whose own module checks it in the default run, and for the
+matrix-free learners beyond one of each kind).
 """
 
 import functools
@@ -142,8 +143,17 @@ CHECKED_IN_THEIR_MODULES = {
     "adaboost", "cbboost", "cqboost", "kl_el", "kl_ql", "lpboost", "minimize_dirichlet_bound",
     "vebboost",
 }  # fmt: skip
+# The matrix-free learners read the stumps through one of two loops: the boosting rounds
+# (cbboost_stumps here) or column generation's pricing (cqboost_stumps here); the other
+# learners of each kind are rechecked by the thorough tier, as in test_scale.
+ONE_OF_THEIR_KIND = {
+    "adaboost_stumps", "cgboost_stumps", "gbcbboost_stumps", "lpboost_stumps", "mdboost_stumps",
+    "vebboost_stumps",
+}  # fmt: skip
 THOROUGH_IF_CHECKED = [
-    pytest.param(name, marks=pytest.mark.thorough) if name in CHECKED_IN_THEIR_MODULES else name
+    pytest.param(name, marks=pytest.mark.thorough)
+    if name in CHECKED_IN_THEIR_MODULES | ONE_OF_THEIR_KIND
+    else name
     for name in sorted(EXAMPLES)
 ]
 

@@ -187,7 +187,8 @@ def test_jit_vmap_over_fold_masks_and_lambda(dtype, no_compilation):
 
 
 # the rounds' loop of the dense learner above, priced over the stumps: test_protocol checks
-# jit == vmap == no-jit over fold masks for vebboost_stumps in float64 (thorough)
+# jit == vmap == no-jit over fold masks for cbboost_stumps, which reads the stumps through the
+# same rounds' loop, and for vebboost_stumps in its thorough tier (thorough)
 @pytest.mark.thorough
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matrix_free_jit_vmap_over_fold_masks(dtype, no_compilation):
