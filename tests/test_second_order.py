@@ -349,11 +349,12 @@ EDGES = [(0.0, 0.0), (0.0, 0.1), (0.05, 0.1), (0.2, 0.45), (0.5, 0.5)]
 def test_values_and_gradients_are_finite_at_the_edges(name):
     """Every edge of EDGES x n in {10, 1e6} x KL in {0, 1e-12, 2}, in one vmapped call."""
     cases = list(itertools.product(EDGES, [10, 10**6], [0.0, 1e-12, 2.0]))
-    t, g = np.array([stats for stats, _, _ in cases]).T
-    n = np.array([n for _, n, _ in cases])
-    kl = np.array([kl for _, _, kl in cases])
+    tandem, gibbs = np.array([stats for stats, _, _ in cases]).T
+    sizes = np.array([size for _, size, _ in cases])
+    kls = np.array([kl for _, _, kl in cases])
     value_and_grad = jax.vmap(jax.value_and_grad(BOUNDS[name][0], argnums=(0, 1, 2)))
-    values, grads = jax.jit(value_and_grad)(t, g, kl, n, n, np.full(len(cases), 0.05))
+    deltas = np.full(len(cases), 0.05)
+    values, grads = jax.jit(value_and_grad)(tandem, gibbs, kls, sizes, sizes, deltas)
     assert np.all((0.0 <= values) & (values <= 1.0)), values
     for grad in grads:
         assert np.all(np.isfinite(grad)), [cases[i] for i in np.flatnonzero(~np.isfinite(grad))]
