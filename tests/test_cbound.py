@@ -78,6 +78,11 @@ def test_trinomial_sup_edges_and_gradient():
         assert np.isfinite(value) and all(np.isfinite(g) for g in grads)
 
 
+# Thorough tier: the default run checks the supremum vmapped (certify evaluates PAC-Bound 2 as
+# one vmapped call over its confidence levels, against the reference in test_certify; the
+# array-m broadcast of test_certified_numerics vmaps it too) and certified in float32
+# (test_certified_numerics, on batches of statistics).
+@pytest.mark.thorough
 def test_trinomial_sup_vmaps_and_runs_in_float32():
     e, d, eps = jnp.array([0.1, 0.05]), jnp.array([0.3, 0.2]), jnp.array([0.02, 0.1])
     eager = jnp.stack([C.cbound_trinomial_sup(*a) for a in zip(e, d, eps)])
