@@ -330,8 +330,9 @@ ARRAY_M_CASES = {
     "cbound_roy2016": (B.cbound_roy2016, (0.6, 0.5, 1.0)),
 }
 # each compiles three programs: PAC-Bound 1's jit == eager == vmap stays in the default run in
-# tests/test_bounds.py, McAllester's m term is Seeger's (PAC-Bound 2's is checked here only)
-ARRAY_M_THOROUGH = ("pac_bound_1", "mcallester")
+# tests/test_bounds.py, McAllester's m term is Seeger's and PAC-Bound 0's is Seeger's kl-inverse
+# with xi(m) (test_array_m_broadcasts_to_a_grid_and_in_xi); PAC-Bound 2's is checked here only
+ARRAY_M_THOROUGH = ("pac_bound_0", "pac_bound_1", "mcallester")
 
 
 @pytest.mark.parametrize(

@@ -45,6 +45,9 @@ def test_bounds_on_a_bundled_multiclass_set_writes_json_and_plot(tmp_path):
     assert rows["tnd"]["tnd"] <= rows["uniform"]["tnd"] + 1e-6
 
 
+# the held-out bounds are the estimator's (test_forest_estimator, default run); the command's
+# --holdout flag in the thorough tier
+@pytest.mark.thorough
 def test_bounds_on_a_held_out_fraction(tmp_path, capsys):
     path = tmp_path / "r.json"
     argv = ["bounds", "--data", "breast_cancer", "--trees", "10", "--holdout", "0.4",

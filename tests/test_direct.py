@@ -190,11 +190,14 @@ def test_vmap_over_delta_prior_and_seeds_equals_a_loop():
 
 
 def test_grad_of_certified_bound_wrt_delta_matches_finite_differences():
+    """The certificate a minimization returns is differentiable in ``delta`` (through the
+    kl-inverse's implicit derivative); each bound's own derivative in ``delta`` against finite
+    differences is test_bounds'. Seeger's bound: its forward program is the seeger case's above."""
     H, y = voters()
 
     def certified(delta):
         return minimize_bound(
-            H, y, "pac_bound_1", optimizer=OPT, max_iter=STEPS, delta=delta
+            H, y, "seeger", optimizer=OPT, max_iter=STEPS, delta=delta
         ).info.certified
 
     g = jax.grad(certified)(0.05)

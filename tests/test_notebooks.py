@@ -20,9 +20,12 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("sklearn")
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("0*.ipynb"))
-# the learner and gradient-minimization notebooks call what tests/test_protocol.py and the
-# learners' tests check; their execution is in the thorough tier (CI)
-THOROUGH = {"02_mincq_cqboost_cbboost", "03_gradient_bound_minimization"}
+# the learner, gradient-minimization and sweep notebooks call what tests/test_protocol.py,
+# the learners' tests and tests/test_sweep.py check; their execution is in the thorough tier
+# (CI). The first notebook (bounds, the C-bound, certify) runs by default.
+THOROUGH = {
+    "02_mincq_cqboost_cbboost", "03_gradient_bound_minimization", "04_sweeps_on_accelerators",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,10 @@ Each learner: the signature vocabulary (``H, y``, hyperparameters, keyword-only
 ``sample_weight`` and options named ``tol`` / ``max_iter``, none of the retired names), the
 one result base (``q`` a distribution over ``[H, -H]``, ``weights = q[:n] - q[n:]``, ``steps``,
 ``converged``, ``info``), a certificate of the result equal to the normalized posterior's
-(independent NumPy reference), and ``jit`` == ``vmap`` over fold masks == no-jit (in the
-thorough tier for the learners whose own module checks it in the default run, and for the
-matrix-free learners beyond one of each kind).
+(independent NumPy reference; in the thorough tier for the matrix-free learners beyond one of
+each loop and for kl_ql / kl_el, which share kl_coordinate_descent's), and ``jit`` == ``vmap``
+over fold masks == no-jit (in the thorough tier for the learners whose own module checks it in
+the default run, and for the matrix-free learners beyond one of each kind).
 """
 
 import functools
@@ -92,7 +93,29 @@ def test_signature_vocabulary(name):
     assert fn.__doc__ and fn.__name__ == name
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+# The matrix-free learners read the stumps through one of two loops: the boosting rounds
+# (cbboost_stumps here) or column generation's pricing (cqboost_stumps here); the other
+# learners of each kind are rechecked by the thorough tier, as in test_scale.
+ONE_OF_THEIR_KIND = {
+    "adaboost_stumps", "cgboost_stumps", "gbcbboost_stumps", "lpboost_stumps", "mdboost_stumps",
+    "vebboost_stumps",
+}  # fmt: skip
+
+
+# The result base is built by the code each learner shares with its kind (the boosting rounds'
+# or column generation's result of one matrix-free learner, kl_coordinate_descent's for kl_ql
+# and kl_el): by default every dense learner, one matrix-free learner of each loop and
+# kl_coordinate_descent; the rest in the thorough tier.
+SHARED_RESULT_BASE = ONE_OF_THEIR_KIND | {"kl_el", "kl_ql"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.thorough) if name in SHARED_RESULT_BASE else name
+        for name in sorted(EXAMPLES)
+    ],
+)
 def test_one_result_base_and_its_certificate(name, data):
     X, y, H, _, _ = data
     r = _call(name, data)
@@ -142,13 +165,6 @@ DEGENERATE_PROGRAMS = {"lpboost_stumps", "cgboost_stumps"}
 CHECKED_IN_THEIR_MODULES = {
     "adaboost", "cbboost", "cqboost", "kl_el", "kl_ql", "lpboost", "minimize_dirichlet_bound",
     "vebboost",
-}  # fmt: skip
-# The matrix-free learners read the stumps through one of two loops: the boosting rounds
-# (cbboost_stumps here) or column generation's pricing (cqboost_stumps here); the other
-# learners of each kind are rechecked by the thorough tier, as in test_scale.
-ONE_OF_THEIR_KIND = {
-    "adaboost_stumps", "cgboost_stumps", "gbcbboost_stumps", "lpboost_stumps", "mdboost_stumps",
-    "vebboost_stumps",
 }  # fmt: skip
 THOROUGH_IF_CHECKED = [
     pytest.param(name, marks=pytest.mark.thorough)

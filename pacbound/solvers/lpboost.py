@@ -79,11 +79,13 @@ def _check_C(C, votes, y, w, matrix_free: bool) -> None:
     check_scalar("C", C, 0.0, low_open=True)
 
 
+@functools.cache
 def soft_margin_spec(cost: float, rho: float) -> ColumnGenerationSpec:
     """The column-generation learner of ``min cost 1^T q + rho/2 q^T q + C sum_k w_k xi_k``
     (``diag(y) H q + xi >= 1``) with hyperparameter ``C``: LPBoost is ``(1, 0)``, CG-Boost
-    ``(0, 1)``; ``master_tol`` defaults to ``1e-9`` in float64, ``1e-5`` in float32. Build it
-    once (``jit`` caches on the master's identity).
+    ``(0, 1)``; ``master_tol`` defaults to ``1e-9`` in float64, ``1e-5`` in float32. The same
+    ``(cost, rho)`` gives the same spec (``jit`` caches on the master's identity, so a learner
+    built twice compiles once).
 
     Example:
       >>> import jax.numpy as jnp
@@ -93,6 +95,8 @@ def soft_margin_spec(cost: float, rho: float) -> ColumnGenerationSpec:
       >>> r = fit(soft_margin_spec(1.0, 0.0), H, y, 1.0, None, 1e-6, 5, None, 100)  # LPBoost
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
+      >>> soft_margin_spec(1.0, 0.0) is LPBOOST  # lpboost's own: the program above is its
+      True
     """
     master = RestrictedMaster(
         functools.partial(_empty, cost=cost), functools.partial(_solve, cost=cost, rho=rho)
