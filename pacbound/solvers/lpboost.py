@@ -95,7 +95,7 @@ def soft_margin_spec(cost: float, rho: float) -> ColumnGenerationSpec:
       >>> r = fit(soft_margin_spec(1.0, 0.0), H, y, 1.0, None, 1e-6, 5, None, 100)  # LPBoost
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
-      >>> soft_margin_spec(1.0, 0.0) is LPBOOST  # lpboost's own: the program above is its
+      >>> soft_margin_spec(1.0, 0.0) is LPBOOST  # lpboost's: the fit above compiled its program
       True
     """
     master = RestrictedMaster(
