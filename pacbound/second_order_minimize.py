@@ -44,6 +44,7 @@ from pacbound.loss_statistics import (
     tandem_risk,
     ternary_rates,
 )
+from pacbound.solvers.bound_objective import run_optimizer
 from pacbound.validation import check_delta, check_positive_int, is_concrete
 
 __all__ = [
@@ -189,32 +190,23 @@ def _check_run(prior, data: BoundData, steps: int) -> None:
 
 
 def _descend(objective, data, log_prior, theta, optimizer, steps):
-    """``steps`` optimizer steps on the bound in ``theta``, keeping the best ``theta`` met."""
+    """``steps`` optimizer steps on the bound in ``theta`` (``run_optimizer``, one ``lax.scan``
+    whose last pass evaluates the final ``theta``), keeping the best ``theta`` met; returns it,
+    the ``(steps,)`` values before each step and the best value (the bound at that ``theta``).
+    The bound appears once in the compiled program, in the scan's gradient."""
 
-    def loss(theta):
-        rho, kl = _posterior_and_kl(theta, log_prior)
-        return objective(rho, kl, data)
+    def loss(theta, _):
+        value = objective(*_posterior_and_kl(theta, log_prior), data)
+        return value, value
 
-    def step(carry, _):
-        theta, state, best_theta, best = carry
-        value, grads = jax.value_and_grad(loss)(theta)
-        better = value < best
-        best_theta, best = jnp.where(better, theta, best_theta), jnp.where(better, value, best)
-        updates, state = optimizer.update(grads, state, theta)
-        return (optax.apply_updates(theta, updates), state, best_theta, best), value
-
-    start = (theta, optimizer.init(theta), theta, jnp.asarray(jnp.inf, theta.dtype))
-    (theta, _, best_theta, best), values = lax.scan(step, start, None, length=steps)
-    final = loss(theta)
-    return jnp.where(final < best, theta, best_theta), values
+    return run_optimizer(loss, theta, optimizer, steps, keep_best=True)
 
 
 @functools.partial(jax.jit, static_argnames=("objective", "optimizer", "steps"))
 def _minimize(objective, data, log_prior, theta0, optimizer, steps):
-    theta, values = _descend(objective, data, log_prior, theta0, optimizer, steps)
-    rho, kl = _posterior_and_kl(theta, log_prior)
-    nan = jnp.asarray(jnp.nan, values.dtype)
-    return MinimizeResult(rho, objective(rho, kl, data), values, nan)
+    theta, values, bound = _descend(objective, data, log_prior, theta0, optimizer, steps)
+    rho, _ = _posterior_and_kl(theta, log_prior)
+    return MinimizeResult(rho, bound, values, jnp.asarray(jnp.nan, values.dtype))
 
 
 def minimize_bound(
@@ -304,7 +296,7 @@ def _alternate(objective, update, data, log_prior, optimizer, outer, inner, para
     def round_(carry, _):
         theta, parameter = carry
         fixed = functools.partial(objective, parameter=parameter)
-        theta, values = _descend(fixed, data, log_prior, theta, optimizer, inner)
+        theta, values, _ = _descend(fixed, data, log_prior, theta, optimizer, inner)
         rho, kl = _posterior_and_kl(theta, log_prior)
         return (theta, update(rho, kl, data)), values
 
@@ -335,11 +327,10 @@ def _cctnd_mu_update(rho, kl, data):
 def _run_scheme(scheme, data, log_prior, optimizer, outer, inner):
     objective, update = _SCHEMES[scheme]
     rho0, kl0 = _posterior_and_kl(jnp.zeros_like(log_prior), log_prior)
-    theta, _, values = _alternate(
+    theta, parameter, values = _alternate(
         objective, update, data, log_prior, optimizer, outer, inner, update(rho0, kl0, data)
     )
-    rho, kl = _posterior_and_kl(theta, log_prior)
-    parameter = update(rho, kl, data)
+    rho, kl = _posterior_and_kl(theta, log_prior)  # the last round updated parameter at rho
     return MinimizeResult(rho, objective(rho, kl, data, parameter), values, parameter)
 
 

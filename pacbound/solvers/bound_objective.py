@@ -12,7 +12,6 @@ bound clipped at 1), :func:`run_optimizer`, any optax optimizer on such an objec
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -64,35 +63,44 @@ def run_optimizer(loss_fn: Callable, params, optimizer, steps: int, keep_best: b
     ``keep_best`` (static), the parameters of the smallest value met (the final ones included)
     and that value instead of the final ones.
 
+    ``value`` may also be a pair ``(value, aux)``: ``aux`` (any pytree, e.g. the statistics the
+    value was computed from) is returned with it, as ``(value, aux)`` at the returned
+    parameters, so that nothing needs computing again after the scan (the objective then
+    appears once in the compiled program).
+
     Example:
       >>> import jax.numpy as jnp, optax
       >>> loss = lambda p, t: ((p - 3.0) ** 2, (p - 3.0) ** 2)  # (surrogate, value)
       >>> params, values, final = run_optimizer(loss, jnp.float32(0.0), optax.sgd(0.25), 10)
       >>> round(float(params), 3), values.shape, float(final) < float(values[0])
       (2.997, (10,), True)
+      >>> loss = lambda p, t: ((p - 3.0) ** 2, ((p - 3.0) ** 2, p - 3.0))  # (value, aux)
+      >>> params, values, (final, gap) = run_optimizer(loss, jnp.float32(0.0), optax.sgd(0.25), 10)
+      >>> round(float(gap), 3)
+      -0.003
     """
+    shapes = jax.eval_shape(loss_fn, params, 0)[1]
+    with_aux = isinstance(shapes, tuple)
 
     def step(carry, t):
-        params, state, best = carry
-        (surrogate, value), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, t)
-        if keep_best:
-            better = value < best[1]
-            best = jax.tree.map(lambda a, b: jnp.where(better, a, b), (params, value), best)
+        params, state, kept = carry
+        (surrogate, out), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, t)
+        value = out[0] if with_aux else out
+        keep = value < kept[1] if keep_best else t == steps  # the best, or the final pass
+        kept = jax.tree.map(lambda a, b: jnp.where(keep, a, b), (params, value, out), kept)
         extra = {}
         if isinstance(optimizer, optax.GradientTransformationExtraArgs):  # e.g. optax.lbfgs
             extra = dict(value=surrogate, grad=grads, value_fn=lambda p: loss_fn(p, t)[0])
         updates, new_state = optimizer.update(grads, state, params, **extra)
         new = (optax.apply_updates(params, updates), new_state)
-        kept = jax.tree.map(lambda a, b: jnp.where(t < steps, a, b), new, (params, state))
-        return (*kept, best), value
+        new = jax.tree.map(lambda a, b: jnp.where(t < steps, a, b), new, (params, state))
+        return (*new, kept), value
 
-    best = (params, jnp.asarray(jnp.inf, jax.tree.leaves(params)[0].dtype)) if keep_best else None
-    init = (params, optimizer.init(params), best)
-    (params, _, best), values = lax.scan(step, init, jnp.arange(steps + 1))
-    if keep_best:
-        best_params, best_value = cast(tuple[Any, jax.Array], best)  # kept: not None
-        return best_params, values[:steps], best_value
-    return params, values[:steps], values[steps]
+    out = jax.tree.map(lambda x: jnp.full(x.shape, jnp.inf, x.dtype), shapes)
+    value = out[0] if with_aux else out
+    init = (params, optimizer.init(params), (params, value, out))
+    (_, _, (kept_params, _, kept_out)), values = lax.scan(step, init, jnp.arange(steps + 1))
+    return kept_params, values[:steps], kept_out
 
 
 def batch_rows(key, t, m: int, batch_size: int | None, *arrays):

@@ -138,15 +138,22 @@ def _minimize(H, y, v, prior, delta, key, slope, *, bound, risk, optimizer, max_
 
     def loss_fn(theta, t):
         alpha = jnp.exp(theta)
-        draws = None if risk == "exact" else (jax.random.fold_in(key, t), num_samples, slope)
+        if risk == "exact":  # the certificate's statistics come out of the scan with the best
+            empirical = _risk(errors, alpha, v, None)
+            out = objective(alpha, empirical)
+            return out, (out, (empirical, dirichlet_kl(alpha, prior)))
+        draws = (jax.random.fold_in(key, t), num_samples, slope)
         out = objective(alpha, _risk(errors, alpha, v, draws))
         return out, out
 
-    theta, trajectory, _ = run_optimizer(
+    theta, trajectory, best = run_optimizer(
         loss_fn, jnp.log(prior), optimizer, max_iter, keep_best=True
     )
     alpha = jnp.exp(theta)
-    empirical = _risk(errors, alpha, v, None)
+    if risk == "exact":
+        value, (empirical, kl) = best
+        return alpha, value, empirical, kl, trajectory
+    empirical = _risk(errors, alpha, v, None)  # the exact risk at the relaxation's best alpha
     kl = dirichlet_kl(alpha, prior)
     return alpha, objective(alpha, empirical), empirical, kl, trajectory
 
