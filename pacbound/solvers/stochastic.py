@@ -130,20 +130,20 @@ def _minimize(H, y, v, prior, delta, key, slope, *, bound, risk, optimizer, max_
     errors = voter_errors(H, y, prior.dtype)
     count = jnp.sum(v > 0).astype(prior.dtype)
     v = v / jnp.sum(v)
-    value = STOCHASTIC_BOUNDS[bound].value
+    bound_value = STOCHASTIC_BOUNDS[bound].value
 
-    def objective(alpha, empirical):
-        stats = StochasticStatistics(empirical, dirichlet_kl(alpha, prior), count)
-        return value(None, stats, delta, jnp.nan)
+    def objective(empirical, kl):
+        return bound_value(None, StochasticStatistics(empirical, kl, count), delta, jnp.nan)
 
     def loss_fn(theta, t):
         alpha = jnp.exp(theta)
+        kl = dirichlet_kl(alpha, prior)
         if risk == "exact":  # the certificate's statistics come out of the scan with the best
             empirical = _risk(errors, alpha, v, None)
-            out = objective(alpha, empirical)
-            return out, (out, (empirical, dirichlet_kl(alpha, prior)))
+            out = objective(empirical, kl)
+            return out, (out, (empirical, kl))
         draws = (jax.random.fold_in(key, t), num_samples, slope)
-        out = objective(alpha, _risk(errors, alpha, v, draws))
+        out = objective(_risk(errors, alpha, v, draws), kl)
         return out, out
 
     theta, trajectory, best = run_optimizer(
@@ -151,11 +151,11 @@ def _minimize(H, y, v, prior, delta, key, slope, *, bound, risk, optimizer, max_
     )
     alpha = jnp.exp(theta)
     if risk == "exact":
-        value, (empirical, kl) = best
-        return alpha, value, empirical, kl, trajectory
+        certified, (empirical, kl) = best
+        return alpha, certified, empirical, kl, trajectory
     empirical = _risk(errors, alpha, v, None)  # the exact risk at the relaxation's best alpha
     kl = dirichlet_kl(alpha, prior)
-    return alpha, objective(alpha, empirical), empirical, kl, trajectory
+    return alpha, objective(empirical, kl), empirical, kl, trajectory
 
 
 def _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight) -> None:

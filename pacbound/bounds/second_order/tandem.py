@@ -227,9 +227,9 @@ def _cctnd_parts(
     n, n2 = jnp.asarray(n, kl.dtype), jnp.asarray(n2, kl.dtype)
     tandem_eps = kl_level(2.0 * kl, n2, delta, 4.0)
     eps = kl_level(kl, n, delta, 4.0)
-    risks = jnp.stack(jnp.broadcast_arrays(tandem_risk, gibbs_risk, tandem_eps, eps))
-    tandem_up, gibbs_up = kl_inv_upper(risks[:2], risks[2:])
-    return tandem_up, kl_inv_lower(risks[1], risks[3]), gibbs_up
+    stacked = jnp.stack(jnp.broadcast_arrays(tandem_risk, gibbs_risk, tandem_eps, eps))
+    tandem_up, gibbs_up = kl_inv_upper(stacked[:2], stacked[2:])  # (risks, their levels)
+    return tandem_up, kl_inv_lower(stacked[1], stacked[3]), gibbs_up
 
 
 def _cctnd_value(
