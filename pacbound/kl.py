@@ -443,8 +443,11 @@ def _certified_gaps(q, one_minus_q, eps, d, upper: bool) -> tuple[jax.Array, jax
     gap = eps - kl.value  # exact when kl is within a factor 2 of eps (Sterbenz)
     residual = (gap + kl.error) + 2.0 * u * (jnp.abs(gap) + kl.error)
     slack = _SOLVER_SLOPE_ERROR * u
-    step = residual / (slope * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack))
-    step = step + 2.0 * u * jnp.abs(step)
+    denominator = slope * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack)  # >= 0
+    # |residual / denominator| as a divide of its own (exactly equal): each divide read once,
+    # so XLA fuses the step with the rest instead of compiling the divide, and what it reads,
+    # as kernels of their own (the kl-inverses compile half as many kernels)
+    step = residual / denominator + 2.0 * u * (jnp.abs(residual) / denominator)
     step = jnp.where(residual > 0, jnp.maximum(step, jnp.finfo(q.dtype).tiny), step)  # no flush
     fine = jnp.isfinite(kl.value) & jnp.isfinite(step) & (slope > 0)
     sign = 1.0 if upper else -1.0
@@ -500,8 +503,8 @@ def _certified_points(q, one_minus_q, eps, p) -> tuple[jax.Array, jax.Array]:
     residual = (gap + kl.error) + 2.0 * u * (jnp.abs(gap) + kl.error)
     slack = _SOLVER_SLOPE_ERROR * u
     slope_over_p = jnp.abs(d) / (1.0 - p)  # |d kl / dp| p
-    relative = residual / (slope_over_p * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack))
-    relative = relative + 2.0 * u * jnp.abs(relative)
+    denominator = slope_over_p * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack)  # >= 0
+    relative = residual / denominator + 2.0 * u * (jnp.abs(residual) / denominator)  # see above
     fine = jnp.isfinite(kl.value) & jnp.isfinite(relative) & (slope_over_p > 0)
     outer = round_down(p * round_down(1.0 - jnp.where(fine, relative, 0.0), 1.0), 1.0)
     outer = jnp.where(fine, outer, 0.0)
