@@ -422,6 +422,21 @@ def _gap_newton(q, one_minus_q, eps, d, upper: bool) -> jax.Array:
     return lax.fori_loop(0, _gap_steps(q), step, d, unroll=True)
 
 
+def _tangent_step(residual: jax.Array, slope: jax.Array, u: float) -> jax.Array:
+    """``residual / slope`` for a computed ``slope >= 0``, moved up past the slope's error
+    (``_SOLVER_SLOPE_ERROR`` u: the smaller slope where ``residual >= 0``, the larger where it
+    is negative) and past the quotient's own rounding (``+ 2u |step|``).
+
+    ``|residual| / denominator`` is ``|residual / denominator|`` exactly (``denominator >= 0``):
+    written as a divide of its own, each divide has one reader, so XLA fuses the step with the
+    kl evaluation it reads instead of compiling the divide, and every divide and log it reads,
+    as kernels of their own (the kl-inverses compile half as many kernels).
+    """
+    slack = _SOLVER_SLOPE_ERROR * u
+    denominator = slope * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack)
+    return residual / denominator + 2.0 * u * (jnp.abs(residual) / denominator)
+
+
 def _certified_gaps(q, one_minus_q, eps, d, upper: bool) -> tuple[jax.Array, jax.Array]:
     """``(inner, outer)``: floats ``p`` on either side of the exact root, from one evaluation of
     ``F(a) = kl(q || q +- a)`` (convex, increasing, ``F(0) = 0``) at the estimate ``a = |d|``
@@ -442,12 +457,7 @@ def _certified_gaps(q, one_minus_q, eps, d, upper: bool) -> tuple[jax.Array, jax
     slope = jnp.abs(_kl_slope(d, rests))
     gap = eps - kl.value  # exact when kl is within a factor 2 of eps (Sterbenz)
     residual = (gap + kl.error) + 2.0 * u * (jnp.abs(gap) + kl.error)
-    slack = _SOLVER_SLOPE_ERROR * u
-    denominator = slope * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack)  # >= 0
-    # |residual / denominator| as a divide of its own (exactly equal): each divide read once,
-    # so XLA fuses the step with the rest instead of compiling the divide, and what it reads,
-    # as kernels of their own (the kl-inverses compile half as many kernels)
-    step = residual / denominator + 2.0 * u * (jnp.abs(residual) / denominator)
+    step = _tangent_step(residual, slope, u)
     step = jnp.where(residual > 0, jnp.maximum(step, jnp.finfo(q.dtype).tiny), step)  # no flush
     fine = jnp.isfinite(kl.value) & jnp.isfinite(step) & (slope > 0)
     sign = 1.0 if upper else -1.0
@@ -501,10 +511,8 @@ def _certified_points(q, one_minus_q, eps, p) -> tuple[jax.Array, jax.Array]:
     kl, d = _kl_at_point(q, one_minus_q, p, below=True)
     gap = eps - kl.value
     residual = (gap + kl.error) + 2.0 * u * (jnp.abs(gap) + kl.error)
-    slack = _SOLVER_SLOPE_ERROR * u
     slope_over_p = jnp.abs(d) / (1.0 - p)  # |d kl / dp| p
-    denominator = slope_over_p * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack)  # >= 0
-    relative = residual / denominator + 2.0 * u * (jnp.abs(residual) / denominator)  # see above
+    relative = _tangent_step(residual, slope_over_p, u)
     fine = jnp.isfinite(kl.value) & jnp.isfinite(relative) & (slope_over_p > 0)
     outer = round_down(p * round_down(1.0 - jnp.where(fine, relative, 0.0), 1.0), 1.0)
     outer = jnp.where(fine, outer, 0.0)
