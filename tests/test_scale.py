@@ -41,6 +41,7 @@ from pacbound.solvers import (
 )
 from pacbound.sweep.sharding import EXAMPLES, shard_examples
 from pacbound.voters import histogram as hs
+from tests.conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 M, D, T = 48, 3, 8  # one shape for most tests: JAX compiles once per shape
@@ -294,7 +295,7 @@ SHARDED_LEARNERS = [
 @pytest.mark.parametrize("names", SHARDED_LEARNERS, ids=["default", "boosting"])
 def test_sharded_over_8_devices_equals_one_device(names):
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"),
                JAX_PLATFORMS="cpu", PYTHONPATH=path)  # fmt: skip
     run = subprocess.run([sys.executable, "-c", textwrap.dedent(SHARDED), *names], env=env,
                          capture_output=True, text=True, timeout=900)  # fmt: skip

@@ -19,6 +19,7 @@ from pacbound.sweep import paths as grid_paths
 from pacbound.sweep import sharding
 from pacbound.sweep.cells import Plan, grid_chunk
 from pacbound.voters import fit_stumps, votes
+from tests.conftest import xla_flags
 from tests.reference import bounds_numpy as R
 
 ROUNDS = np.array([1, 3, 6])
@@ -282,7 +283,7 @@ print("ok")
 
 
 def test_sharded_over_8_devices_equals_one_device():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"),
                JAX_PLATFORMS="cpu", PYTHONPATH=str(ROOT))  # fmt: skip
     run = subprocess.run([sys.executable, "-c", textwrap.dedent(SHARDED)], env=env,
                          capture_output=True, text=True, timeout=600)  # fmt: skip
