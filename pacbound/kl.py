@@ -430,7 +430,7 @@ def _tangent_step(residual: jax.Array, slope: jax.Array, u: float) -> jax.Array:
     ``|residual| / denominator`` is ``|residual / denominator|`` exactly (``denominator >= 0``):
     written as a divide of its own, each divide has one reader, so XLA fuses the step with the
     kl evaluation it reads instead of compiling the divide, and every divide and log it reads,
-    as kernels of their own (the kl-inverses compile half as many kernels).
+    as kernels of their own.
     """
     slack = _SOLVER_SLOPE_ERROR * u
     denominator = slope * jnp.where(residual >= 0, 1.0 - slack, 1.0 + slack)

@@ -103,7 +103,9 @@ def test_the_suites_emitters_give_the_certificates_users_get(tmp_path):
     assert sorted(here) == sorted(there.files)
     ulps = {k: _ulps(here[k], there[k]) for k in here}
     assert {k: u for k, u in ulps.items() if u > MAX_ULPS} == {}
-    assert sum(u == 0 for u in ulps.values()) >= len(ulps) - 8  # all but the grid bounds
+    # bit for bit but the grid bounds vmapped over statistics (the measured exceptions)
+    grid = {f"{name} {np.dtype(t).name}" for name in BOUNDS if BOUNDS[name].grid for t in DTYPES}
+    assert {k: u for k, u in ulps.items() if u > 0 and k not in grid} == {}
 
 
 def _ulps(a: np.ndarray, b: np.ndarray) -> float:
