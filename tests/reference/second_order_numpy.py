@@ -886,7 +886,9 @@ def _cbound_slice(e_s, d_s, eps, e_cap, d):
     elif excess(e_star) >= 0.0:  # the slice is the single point e* (up to round-off)
         e_hi = e_star
     else:
-        e_hi = brentq(excess, e_star, top, xtol=1e-15, rtol=4.0 * np.finfo(float).eps)
+        e_hi = brentq(  # (excess is flat and noisy near e*: Brent may need many bisections)
+            excess, e_star, top, xtol=1e-15, rtol=4.0 * np.finfo(float).eps, maxiter=2000
+        )
     if e_hi < ((1.0 - math.sqrt(1.0 - 2.0 * d)) / 2.0) ** 2 - 1e-13:
         return -math.inf
     if e_hi >= line:
