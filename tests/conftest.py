@@ -48,7 +48,7 @@ def xla_flags(*flags: str) -> str:
     return " ".join([os.environ.get("XLA_FLAGS", ""), *flags]).strip()
 
 
-def _xla_accepts(flags: str) -> bool:
+def xla_accepts(flags: str) -> bool:
     """Whether a fresh process starts JAX's CPU backend with ``XLA_FLAGS=flags``."""
     env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu")
     probe = [sys.executable, "-c", "import jax; jax.numpy.zeros(1).block_until_ready()"]
@@ -56,7 +56,7 @@ def _xla_accepts(flags: str) -> bool:
 
 
 if os.environ.get("PACBOUND_TEST_XLA_DEFAULTS") != "1" and FAST_EMITTERS not in xla_flags():
-    if _xla_accepts(xla_flags(FAST_EMITTERS)):
+    if xla_accepts(xla_flags(FAST_EMITTERS)):
         os.environ["XLA_FLAGS"] = xla_flags(FAST_EMITTERS)
 
 
