@@ -40,10 +40,10 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
+from pacbound._src.solvers.adaboost import adaboost, adaboost_stumps
+from pacbound._src.solvers.kl_coordinate import kl_coordinate_descent, pair_order
+from pacbound._src.solvers.vebboost import vebboost
 from pacbound.margins import majority_vote_risk
-from pacbound.solvers.adaboost import adaboost, adaboost_stumps
-from pacbound.solvers.kl_coordinate import kl_coordinate_descent, pair_order
-from pacbound.solvers.vebboost import vebboost
 from pacbound.voters import stumps_vote
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -49,7 +49,7 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
-from pacbound.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost, gbcbboost_stumps
+from pacbound._src.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost, gbcbboost_stumps
 from pacbound.voters import stumps_vote
 
 os.environ.setdefault("PACBOUND_DATA", str(Path(__file__).resolve().parents[2] / "shared/data"))

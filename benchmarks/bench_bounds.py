@@ -23,7 +23,7 @@ from common import median_time, print_table, write_json
 from scipy.optimize import brentq
 from scipy.special import xlogy
 
-from pacbound.bounds.first_order import seeger
+from pacbound._src.bounds.first_order import seeger
 
 M, DELTA = 1000, 0.05
 

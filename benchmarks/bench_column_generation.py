@@ -48,11 +48,11 @@ from sklearn.datasets import load_breast_cancer
 jax.config.update("jax_enable_x64", True)
 
 from pacbound import datasets, voters  # noqa: E402
+from pacbound._src.solvers.cgboost import cgboost  # noqa: E402
+from pacbound._src.solvers.cqboost import cqboost  # noqa: E402
+from pacbound._src.solvers.lpboost import lpboost  # noqa: E402
+from pacbound._src.solvers.mdboost import mdboost  # noqa: E402
 from pacbound.margins import majority_vote_risk  # noqa: E402
-from pacbound.solvers.cgboost import cgboost  # noqa: E402
-from pacbound.solvers.cqboost import cqboost  # noqa: E402
-from pacbound.solvers.lpboost import lpboost  # noqa: E402
-from pacbound.solvers.mdboost import mdboost  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EPS = 1e-6

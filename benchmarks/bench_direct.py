@@ -34,10 +34,10 @@ import optax
 from common import median_time, print_table, write_json
 from sklearn.datasets import make_moons
 
+from pacbound._src.solvers.cbboost import cbboost, weights_after
+from pacbound._src.solvers.direct import minimize_bound
+from pacbound._src.solvers.mincq import max_realizable_mu, mincq_problem, solve_mincq
 from pacbound.certify import certify
-from pacbound.solvers.cbboost import cbboost, weights_after
-from pacbound.solvers.direct import minimize_bound
-from pacbound.solvers.mincq import max_realizable_mu, mincq_problem, solve_mincq
 from pacbound.voters import fit_stumps, votes
 
 DELTA = 0.05

@@ -43,10 +43,10 @@ from common import print_table, write_json
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from pacbound._src.solvers.adaboost import adaboost
+from pacbound._src.solvers.kl_coordinate import kl_coordinate_descent, pair_order
+from pacbound._src.solvers.vebboost import vebboost
 from pacbound.margins import majority_vote_risk
-from pacbound.solvers.adaboost import adaboost
-from pacbound.solvers.kl_coordinate import kl_coordinate_descent, pair_order
-from pacbound.solvers.vebboost import vebboost
 
 KL = {"KL-QL": ("quadratic", 1000.0, 0.1), "KL-EL": ("exponential", 500.0, 0.02)}
 LAMBDA = 0.5

@@ -50,7 +50,9 @@ from sklearn.datasets import load_breast_cancer, make_classification
 
 jax.config.update("jax_enable_x64", True)
 
-from pacbound.solvers import MinCqProblem, solve_mincq, solve_mincq_path  # noqa: E402
+from pacbound._src.learning.mincq_fista import solve_mincq  # noqa: E402
+from pacbound._src.learning.mincq_gap import MinCqProblem  # noqa: E402
+from pacbound._src.solvers.mincq_path import solve_mincq_path  # noqa: E402
 from pacbound.voters import fit_stumps, votes  # noqa: E402
 
 PEER_TOLERANCES = {

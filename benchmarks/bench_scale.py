@@ -4,9 +4,9 @@ Synthetic data shaped like HIGGS (d = 28: 21 "low-level" features, transverse mo
 pseudorapidities, angles and 3-valued b-tags, then 7 "high-level" masses; labels from a fixed
 logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For every m:
 
-* binning: :func:`pacbound.voters.histogram.bin_features` (max_bins = 255) vs LightGBM's
+* binning: :func:`pacbound._src.voters.histogram.bin_features` (max_bins = 255) vs LightGBM's
   ``lightgbm.Dataset(X, params={"max_bin": 255, "num_threads": 2}).construct()``;
-* one round: :func:`pacbound.voters.histogram.histogram_edges` (every candidate's edge, one
+* one round: :func:`pacbound._src.voters.histogram.histogram_edges` (every candidate's edge, one
   pass over the ``uint8`` codes) vs the physical floor, one NumPy pass over the same bytes
   (``codes.sum()``; also ``np.bincount`` of the weights, one feature, times d), and vs the exact
   search's round (:func:`pacbound.voters.stump_edges`);
@@ -60,8 +60,8 @@ from common import RESULTS, print_table, write_json
 from jax import lax
 
 from pacbound import solvers, voters
+from pacbound._src.voters import histogram as hs
 from pacbound.certify import certify_margins
-from pacbound.voters import histogram as hs
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0
 EXACT_ROUNDS_HUGE = 10  # the exact search's learners at m = 10^7 (seconds a round)

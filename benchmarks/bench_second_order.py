@@ -7,7 +7,7 @@ bootstrap out-of-bag masks (each example out of bag for a tree with probability
 |OOB_j|``, ``n2 = min_{j,k} |OOB_j cap OOB_k|``; ``--posteriors`` (10^4) Dirichlet posteriors.
 
 * Statistics: the per-tree risks and the tandem / pair-risk matrices from the masked error
-  matrix, once (``pacbound.loss_statistics`` vs the same three products in NumPy).
+  matrix, once (``pacbound._src.loss_statistics`` vs the same three products in NumPy).
 * Batch: for each bound, its value and gradient in ``rho`` for every posterior. pacbound:
   ``jax.jit(jax.vmap(jax.value_and_grad(objective)))`` of the library's objectives
   (``second_order_minimize.OBJECTIVES``, plus PAC-Bound 1' and 2'); the kl-inverses by Newton
@@ -49,10 +49,10 @@ import numpy as np
 from common import median_time, print_table, write_json
 from scipy import special
 
-from pacbound import loss_statistics as LS
-from pacbound import second_order_minimize as SM
-from pacbound.bounds import second_order as so
-from pacbound.bounds.first_order import xi
+from pacbound._src import loss_statistics as LS
+from pacbound._src import second_order_minimize as SM
+from pacbound._src.bounds import second_order as so
+from pacbound._src.bounds.first_order import xi
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.reference import second_order_numpy as REF

@@ -8,7 +8,8 @@ stochastic majority vote with posterior ``Dir(alpha)`` and prior ``Dir(beta)``,
 ``right_i`` / ``wrong_i`` the sums of the concentrations of the voters right / wrong on example
 ``i``, for ``m = 10^4`` examples and ``n = 1000`` voters; value and gradient in ``alpha``.
 
-* pacbound: ``jax.jit(jax.value_and_grad(...))`` of ``pacbound.dirichlet.seeger_bound``, float64
+* pacbound: ``jax.jit(jax.value_and_grad(...))`` of ``pacbound._src.dirichlet.seeger_bound``,
+  float64
   and float32 (``betainc``: the continued fraction in blocks of 8 steps until the value and its
   two parameter derivatives, carried in the same pass, settle over the whole batch).
 * PyTorch (like for like): the same continued fraction with the same stopping rule (blocks of
@@ -44,10 +45,10 @@ import numpy as np
 from common import median_time, print_table, write_json
 from scipy import special
 
-from pacbound.dirichlet import seeger_bound
+from pacbound._src.dirichlet import seeger_bound
 
 DELTA, PRIOR = 0.05, 1.0  # the authors' defaults: delta 0.05, prior Dir(1, ..., 1)
-# pacbound.special.betainc's stopping rule, repeated in the PyTorch port.
+# pacbound._src.special.betainc's stopping rule, repeated in the PyTorch port.
 BLOCK, SETTLE, MAX_STEPS = 8, 16.0, 1 << 16
 
 

@@ -31,9 +31,9 @@ import numpy as np
 from jax.scipy.special import xlogy
 
 from pacbound import datasets
-from pacbound.bounds import second_order as so
+from pacbound._src.bounds import second_order as so
+from pacbound._src.loss_statistics import mu_tandem_risk, mu_tandem_variance
 from pacbound.estimators import ForestClassifier
-from pacbound.loss_statistics import mu_tandem_risk, mu_tandem_variance
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -16,7 +16,7 @@ Learners on each split: the Dirichlet learner (exact risk; the paper's Monte Car
 paper's plateau rule per step; an informed prior learned on half of the training set), and the
 finite posteriors over the same ``[H, -H]``: first order (``minimize_bound(..., "seeger")``,
 the paper's "FO"), C-bound (``"pac_bound_2"``), TND (the paper's "SO") and CCTND
-(:mod:`pacbound.second_order_minimize`, each descending an unclipped surrogate where its bound
+(:mod:`pacbound._src.second_order_minimize`, each descending an unclipped surrogate where its bound
 is flat at 1, certified by the bound itself). Training in float32 (the paper's PyTorch default),
 certificates in float64. Results: ``results/reproduce_stochastic.{json,md}``; needs
 ``PACBOUND_DATA`` (e.g. ``../shared/data``) or ``--data-dir``.
@@ -36,21 +36,21 @@ import numpy as np
 from common import RESULTS, write_json
 from sklearn.model_selection import train_test_split
 
-from pacbound.certify import certify
-from pacbound.datasets import load_registered
-from pacbound.kl import kl_divergence, kl_inv_upper
-from pacbound.loss_statistics import loss_statistics, tandem_risk
-from pacbound.second_order_minimize import OBJECTIVES, bound_data
-from pacbound.solvers import minimize_bound, minimize_dirichlet_bound
-from pacbound.solvers.informed_prior import (
+from pacbound._src.datasets.registry import load_registered
+from pacbound._src.loss_statistics import loss_statistics, tandem_risk
+from pacbound._src.second_order_minimize import OBJECTIVES, bound_data
+from pacbound._src.solvers.informed_prior import (
     complemented_errors,
     dirichlet_prior_learner,
     informed_prior,
     second_order_prior_learner,
     split_for_prior,
 )
-from pacbound.solvers.stochastic import PAPER_OPTIMIZER
-from pacbound.stochastic_votes import stochastic_risks
+from pacbound._src.solvers.stochastic import PAPER_OPTIMIZER
+from pacbound._src.stochastic_votes import stochastic_risks
+from pacbound.certify import certify
+from pacbound.kl import kl_divergence, kl_inv_upper
+from pacbound.solvers import minimize_bound, minimize_dirichlet_bound
 from pacbound.voters import fit_stumps, votes
 
 SEED, TRIALS, DELTA = 23042021, 10, 0.05

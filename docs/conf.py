@@ -33,17 +33,19 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 # The modules api.rst lists (each page lists its submodules).
 API_MODULES = [
     "pacbound.margins", "pacbound.cbound", "pacbound.kl", "pacbound.bounds", "pacbound.certify",
-    "pacbound.loss_statistics", "pacbound.dirichlet", "pacbound.stochastic_votes",
-    "pacbound.ensemble_bounds", "pacbound.second_order_minimize", "pacbound.numerics",
-    "pacbound.special", "pacbound.validation", "pacbound.voters", "pacbound.datasets",
-    "pacbound.optimization", "pacbound.solvers", "pacbound.sweep", "pacbound.estimators",
-    "pacbound.apps", "pacbound.compilation_cache", "pacbound.projections", "pacbound.sharding",
+    "pacbound._src.loss_statistics", "pacbound._src.dirichlet", "pacbound._src.stochastic_votes",
+    "pacbound._src.ensemble_bounds", "pacbound._src.second_order_minimize",
+    "pacbound._src.numerics",
+    "pacbound._src.special", "pacbound._src.validation", "pacbound.voters", "pacbound.datasets",
+    "pacbound._src.optimization", "pacbound.solvers", "pacbound.sweep", "pacbound.estimators",
+    "pacbound._src.apps", "pacbound._src.compilation_cache", "pacbound.projections",
+    "pacbound.sharding",
     "pacbound.plots",
 ]  # fmt: skip
 exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
 
 # API reference: one page per module (written by _write_module_pages below: autosummary's
-# recursion would take pacbound.solvers.mincq for the function the package re-exports under
+# recursion would take pacbound._src.solvers.mincq for the function the package re-exports under
 # the module's name), generated from the docstrings (Google style).
 autosummary_generate = False
 autodoc_default_options = {"members": True, "member-order": "bysource"}

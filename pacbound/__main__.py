@@ -2,6 +2,6 @@
 
 import sys
 
-from pacbound.apps.cli import main
+from pacbound._src.apps.cli import main
 
 sys.exit(main())

@@ -1,5 +1,19 @@
-"""The former home of the plots (the ``plot`` extra), kept for old
-imports: the code lives in :mod:`pacbound.apps.plots`."""
+"""Plots of bounds, risks and boosting rounds (needs the plot extra)."""
 
-from pacbound.apps.plots import *  # noqa: F403
-from pacbound.apps.plots import __all__  # noqa: F401
+from pacbound._src.apps.plots import (
+    plot_bound_vs_delta,
+    plot_compare,
+    plot_risk_vs_mu,
+    plot_rounds,
+    prefix_risks,
+    save,
+)
+
+__all__ = [
+    "plot_bound_vs_delta",
+    "plot_compare",
+    "plot_risk_vs_mu",
+    "plot_rounds",
+    "prefix_risks",
+    "save",
+]

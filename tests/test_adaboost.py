@@ -19,8 +19,8 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import voters
-from pacbound.solvers.adaboost import adaboost, adaboost_stumps, truncate_adaboost
-from pacbound.solvers.candidates import split_index
+from pacbound._src.learning.candidates import split_index
+from pacbound._src.solvers.adaboost import adaboost, adaboost_stumps, truncate_adaboost
 from pacbound.voters import stumps_vote
 from tests.reference.boosting_numpy import adaboost_reference
 from tests.test_cbboost import check_jit_vmap, check_prefixes, fold_masks, materialized_stumps

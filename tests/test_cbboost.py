@@ -18,11 +18,10 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
 from pacbound import voters
-from pacbound.cbound import empirical_cbound
-from pacbound.margins import majority_vote_risk
-from pacbound.solvers.boosting import best_signed
-from pacbound.solvers.candidates import stump_posterior
-from pacbound.solvers.cbboost import (
+from pacbound._src.learning.boosting import best_signed
+from pacbound._src.learning.candidates import stump_posterior
+from pacbound._src.learning.protocol import traits
+from pacbound._src.solvers.cbboost import (
     cbboost,
     cbboost_stumps,
     gbcbboost,
@@ -30,7 +29,8 @@ from pacbound.solvers.cbboost import (
     one_direction_step,
     truncate_cbboost,
 )
-from pacbound.solvers.protocol import traits
+from pacbound.cbound import empirical_cbound
+from pacbound.margins import majority_vote_risk
 from pacbound.voters import stumps_vote
 from tests.reference.cbboost_numpy import cbboost_reference, gbcbboost_reference
 
@@ -297,7 +297,7 @@ def test_int8_equals_float32_and_float32_close_to_float64():
 
 def test_int8_digit_product():
     """int8 votes: a in base-128 int8 digits, exact int32 sums; the error bound of the digits."""
-    from pacbound.solvers.edges import column_edges, int8_digits, prepare_votes
+    from pacbound._src.learning.edges import column_edges, int8_digits, prepare_votes
 
     rng = np.random.default_rng(9)
     H = rng.choice([-1, 0, 1], size=(60, 40)).astype(np.int8)

@@ -7,16 +7,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from pacbound._src.certify import bound_value, ccpbb_bound, split_kl_bound
 from pacbound.certify import (
     BOUNDS,
     DEFAULT_BOUNDS,
     BoundSpec,
-    bound_value,
-    ccpbb_bound,
     certify,
     certify_margins,
     register_bound,
-    split_kl_bound,
 )
 from tests.reference import bounds_numpy as R
 from tests.reference import second_order_numpy as S
@@ -242,7 +240,7 @@ def test_a_fold_mask_equals_slicing_and_other_weights_are_refused():
 
 
 def test_matrix_free_prior_is_uniform_over_every_candidate_and_complement():
-    from pacbound.solvers.protocol import LearnerResult
+    from pacbound._src.learning.protocol import LearnerResult
     from pacbound.voters import Stumps, votes
 
     rng = np.random.default_rng(5)
@@ -441,7 +439,7 @@ def test_registered_values_are_raw_for_minimizers_and_clipped_in_certificates():
 
 
 def _named(name):
-    from pacbound.certify import as_bound
+    from pacbound._src.certify import as_bound
 
     return as_bound(name)
 

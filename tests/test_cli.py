@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pacbound.apps.cli import COLUMNS, DEMO_SETTINGS, build_parser, main
+from pacbound._src.apps.cli import COLUMNS, DEMO_SETTINGS, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,7 +110,7 @@ def test_persistent_compilation_cache_in_the_user_cache_folder(tmp_path):
     """The command and the estimators keep compiled programs under the user's cache folder;
     ``PACBOUND_NO_COMPILATION_CACHE`` opts out."""
     code = (
-        "import jax, numpy as np; from pacbound.compilation_cache import "
+        "import jax, numpy as np; from pacbound._src.compilation_cache import "
         "enable_compilation_cache as e; print(e()); jax.jit(lambda x: x * 2)(np.ones(3))"
     )
     env = {k: v for k, v in os.environ.items() if k != "PACBOUND_NO_COMPILATION_CACHE"}

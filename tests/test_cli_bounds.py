@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("sklearn")
-from pacbound.apps.cli import main
+from pacbound._src.apps.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,15 +11,15 @@ import pytest
 from scipy.optimize import linprog
 
 from pacbound import solvers
-from pacbound.optimization.interior_point import solve_soft_margin
-from pacbound.optimization.simplex_qp import project_simplex_halfspace, solve_simplex_qp
-from pacbound.solvers.candidates import dense_candidates, search_candidates
-from pacbound.solvers.cgboost import cgboost
-from pacbound.solvers.column_generation_loop import complemented_edges, complemented_votes
-from pacbound.solvers.cqboost import cqboost
-from pacbound.solvers.lpboost import lpboost
-from pacbound.solvers.mdboost import mdboost
-from pacbound.solvers.protocol import traits
+from pacbound._src.learning.candidates import dense_candidates, search_candidates
+from pacbound._src.learning.column_generation_loop import complemented_edges, complemented_votes
+from pacbound._src.learning.protocol import traits
+from pacbound._src.optimization.interior_point import solve_soft_margin
+from pacbound._src.optimization.simplex_qp import project_simplex_halfspace, solve_simplex_qp
+from pacbound._src.solvers.cgboost import cgboost
+from pacbound._src.solvers.cqboost import cqboost
+from pacbound._src.solvers.lpboost import lpboost
+from pacbound._src.solvers.mdboost import mdboost
 from pacbound.voters import stump_search
 from tests.reference import column_generation_cvxopt as ref
 

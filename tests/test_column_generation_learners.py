@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from pacbound import voters
+from pacbound._src.learning.candidates import split_index
+from pacbound._src.solvers.cgboost import cgboost, cgboost_stumps
+from pacbound._src.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
+from pacbound._src.solvers.lpboost import lpboost, lpboost_stumps
+from pacbound._src.solvers.mdboost import mdboost, mdboost_stumps
 from pacbound.margins import margin_moments
-from pacbound.solvers.candidates import split_index
-from pacbound.solvers.cgboost import cgboost, cgboost_stumps
-from pacbound.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
-from pacbound.solvers.lpboost import lpboost, lpboost_stumps
-from pacbound.solvers.mdboost import mdboost, mdboost_stumps
 from pacbound.voters import stump_search
 from tests.reference import column_generation_cvxopt as ref
 

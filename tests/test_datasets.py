@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from pacbound import datasets as D
-from pacbound.datasets import registry as R
-from pacbound.datasets import tabular as T
+from pacbound._src.datasets import registry as R
+from pacbound._src.datasets import tabular as T
 
 
 def test_registry_names_splits_and_protocol(shared_data, monkeypatch):

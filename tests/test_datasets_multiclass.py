@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from pacbound import datasets
-from pacbound.datasets import binarize_labels, index_labels, load, load_file
+from pacbound._src.datasets.labels import index_labels
+from pacbound.datasets import binarize_labels, load, load_file
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATA = DATA if DATA.is_dir() else Path("/work/shared/data")

@@ -9,14 +9,14 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import erf, ndtr
 
-from pacbound.certify import Bound, catoni_bound, certify, general_loss_bound
-from pacbound.solvers.direct import minimize_bound
-from pacbound.solvers.gaussian_mixture import (
+from pacbound._src.solvers.direct import minimize_bound
+from pacbound._src.solvers.gaussian_mixture import (
     minimize_mixture_bound,
     mixture_predict,
     mixture_votes,
 )
-from pacbound.solvers.mincq import mincq
+from pacbound._src.solvers.mincq import mincq
+from pacbound.certify import Bound, catoni_bound, certify, general_loss_bound
 from tests.reference import bounds_numpy as R
 
 OPT = optax.adam(0.05)  # one optimizer object: calls with equal shapes share a compilation

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import betaln, digamma, expit, gammaln
 
-from pacbound import dirichlet as D
+from pacbound._src import dirichlet as D
 from tests.reference import bounds_numpy as R
 
 M, N = 40, 9  # one problem size, and few programs: each compiles once (seconds each)

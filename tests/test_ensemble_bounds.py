@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from pacbound import ensemble_bounds as EB
-from pacbound.bounds import second_order as S
+from pacbound._src import ensemble_bounds as EB
+from pacbound._src.bounds import second_order as S
 
 DELTA = 0.05
 

@@ -14,12 +14,8 @@ from sklearn.ensemble import (
     RandomForestClassifier,
 )
 
-from pacbound.voters import (
-    class_indices,
-    ensemble_predictions,
-    ensemble_voters,
-    vote_shares,
-)
+from pacbound._src.voters.ensembles import class_indices, ensemble_predictions, vote_shares
+from pacbound.voters import ensemble_voters
 
 M, TREES = 100, 10
 # 10 trees leave a row or two out of every bag: scikit-learn warns (and bagging divides by 0)

@@ -1,4 +1,5 @@
-"""Restarted FISTA and the power iteration (pacbound.optimization.fista) on box-constrained QPs,
+"""Restarted FISTA and the power iteration (pacbound._src.optimization.fista) on box-constrained
+QPs,
 against CVXOPT, closed forms and NumPy's eigenvalues."""
 
 import functools
@@ -9,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound.optimization.fista import (
+from pacbound._src.optimization.fista import (
     fista_start,
     fista_step,
     fused_dot,

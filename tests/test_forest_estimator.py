@@ -7,10 +7,10 @@ import pytest
 pytest.importorskip("sklearn")
 from sklearn.base import clone
 
+from pacbound._src.ensemble_bounds import majority_vote_risk
+from pacbound._src.voters.ensembles import ensemble_predictions
 from pacbound.datasets import stratified_split
-from pacbound.ensemble_bounds import majority_vote_risk
 from pacbound.estimators import ForestClassifier
-from pacbound.voters import ensemble_predictions
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores"),

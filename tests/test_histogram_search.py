@@ -1,4 +1,4 @@
-"""Tests for pacbound.voters.histogram (against NumPy brute force and the exact search), and
+"""Tests for pacbound._src.voters.histogram (against NumPy brute force and the exact search), and
 for the exact search's host-side sort (against the jitted sort it replaced)."""
 
 import jax
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pacbound import voters as V
-from pacbound.voters import exact_search as ss
-from pacbound.voters import histogram as hs
+from pacbound._src.voters import exact_search as ss
+from pacbound._src.voters import histogram as hs
 
 M, D, BINS = 40, 4, 8  # one shape for most tests: JAX compiles once per shape
 

@@ -5,9 +5,8 @@ import numpy as np
 import optax
 import pytest
 
-from pacbound.certify import certify
-from pacbound.loss_statistics import tandem_risk
-from pacbound.solvers.informed_prior import (
+from pacbound._src.loss_statistics import tandem_risk
+from pacbound._src.solvers.informed_prior import (
     dirichlet_prior_learner,
     informed_prior,
     second_order_prior_learner,
@@ -15,7 +14,8 @@ from pacbound.solvers.informed_prior import (
     softmax_prior_learner,
     split_for_prior,
 )
-from pacbound.stochastic_votes import certify_dirichlet
+from pacbound._src.stochastic_votes import certify_dirichlet
+from pacbound.certify import certify
 
 M, N = 60, 4
 LEARNERS = {

@@ -12,17 +12,17 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from pacbound.bounds import exponential_loss_constants, general_loss, quadratic_loss_constants
-from pacbound.kl import quasi_uniform_kl
-from pacbound.solvers import coordinate_step
-from pacbound.solvers import kl_coordinate as klcd
-from pacbound.solvers.kl_coordinate import (
+from pacbound._src.learning import coordinate_step
+from pacbound._src.solvers import kl_coordinate as klcd
+from pacbound._src.solvers.kl_coordinate import (
     kl_coordinate_descent,
     kl_el,
     kl_ql,
     pair_order,
     regularized_objective,
 )
+from pacbound.bounds import exponential_loss_constants, general_loss, quadratic_loss_constants
+from pacbound.kl import quasi_uniform_kl
 from tests.reference.boosting_numpy import kl_coordinate_descent_reference
 
 M, N = 40, 8

@@ -1,10 +1,11 @@
-"""Tests for pacbound.datasets.labels: label rules, class splits, the (X, y) check, re-exports."""
+"""Tests for pacbound._src.datasets.labels: label rules, class splits, the (X, y) check,
+re-exports."""
 
 import numpy as np
 import pytest
 
 from pacbound import datasets as D
-from pacbound.datasets import labels as L
+from pacbound._src.datasets import labels as L
 
 
 def test_labels_and_check_X_y():

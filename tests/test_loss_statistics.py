@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound import loss_statistics as LS
+from pacbound._src import loss_statistics as LS
 
 
 def _problem(seed=0, m=40, n=5, classes=3, masked=True, weighted=True):

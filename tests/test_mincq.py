@@ -9,9 +9,11 @@ from jax import monitoring
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.model_selection import train_test_split
 
+from pacbound._src.learning.mincq_fista import solve_mincq
+from pacbound._src.learning.mincq_gap import mincq_problem
 from pacbound.cbound import cbound, empirical_cbound
 from pacbound.margins import majority_vote_risk, margin_moments
-from pacbound.solvers import max_realizable_mu, mincq, mincq_problem, solve_mincq, tmincq
+from pacbound.solvers import max_realizable_mu, mincq, tmincq
 from pacbound.voters import fit_stumps, rbf_votes, self_complemented, votes
 
 cvxopt.solvers.options["show_progress"] = False

@@ -1,4 +1,4 @@
-"""MinCq along a path of mu (pacbound.solvers.mincq_path) against CVXOPT and single solves."""
+"""MinCq along a path of mu (pacbound._src.solvers.mincq_path) against CVXOPT and single solves."""
 
 import functools
 
@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from pacbound.solvers import max_realizable_mu, mincq, mincq_problem
-from pacbound.solvers.mincq_path import mincq_path, solve_mincq_path
-from pacbound.solvers.protocol import traits
+from pacbound._src.learning.mincq_gap import mincq_problem
+from pacbound._src.learning.protocol import traits
+from pacbound._src.solvers.mincq_path import mincq_path, solve_mincq_path
+from pacbound.solvers import max_realizable_mu, mincq
 from pacbound.voters import fit_stumps, votes
 
 FRACTIONS = np.array([0.3, 0.004, 0.9, 0.05, 0.3])  # unsorted, a repeat, box-free to box-bound

@@ -1,5 +1,5 @@
 """Shared numerical primitives against mpmath at 60 digits: the Stirling remainder of
-pacbound.special (the binomial test-set bound's), Lambert's W on both real branches (the branch
+pacbound._src.special (the binomial test-set bound's), Lambert's W on both real branches (the branch
 point included), the golden-section maximizer on concave functions with and without a kink;
 float32 and float64, jit and vmap."""
 
@@ -9,8 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from pacbound.numerics import golden_section_argmax, lambert_w
-from pacbound.special import stirling_remainder
+from pacbound._src.numerics import golden_section_argmax, lambert_w
+from pacbound._src.special import stirling_remainder
 
 mpmath.mp.dps = 60
 

@@ -1,4 +1,4 @@
-"""pacbound.apps.plots: figures with the right axes and lines, saved to disk (Agg backend)."""
+"""pacbound._src.apps.plots: figures with the right axes and lines, saved to disk (Agg backend)."""
 
 import sys
 
@@ -9,7 +9,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pacbound.apps import plots  # noqa: E402
+from pacbound._src.apps import plots  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from jax.test_util import check_grads
 
-from pacbound.optimization.projections import (
+from pacbound._src.optimization.projections import (
     box_hyperplane_feasible,
     box_hyperplane_projection,
     box_hyperplane_rank_one_prox,

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from pacbound import solvers, sweep
+from pacbound._src.learning.protocol import LearnerResult, learner, posterior_from_weights, traits
+from pacbound._src.stochastic_votes import certify_dirichlet
 from pacbound.certify import certify
-from pacbound.solvers.protocol import LearnerResult, learner, posterior_from_weights, traits
-from pacbound.stochastic_votes import certify_dirichlet
 from pacbound.voters import stump_search
 from tests.reference import bounds_numpy as R
 

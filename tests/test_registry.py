@@ -1,9 +1,9 @@
-"""pacbound.datasets.registry: every shared file loads with its expected shape; data dir."""
+"""pacbound._src.datasets.registry: every shared file loads with its expected shape; data dir."""
 
 import numpy as np
 import pytest
 
-from pacbound.datasets import registry as R
+from pacbound._src.datasets import registry as R
 
 # (rows, features after one-hot encoding and missing-value handling) of every registry file.
 EXPECTED = {

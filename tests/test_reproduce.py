@@ -1,4 +1,5 @@
-"""pacbound.apps.reproduce.runner / cli_reproduce / paper_tables: the papers' Table 1 protocols.
+"""pacbound._src.apps.reproduce.runner / cli_reproduce / paper_tables: the papers' Table 1
+protocols.
 
 End-to-end runs use the shared data (skipped without it) on a tiny setting: one small dataset,
 2 grid values, 2 folds. The slow-marked test runs a full roy2016 table row.
@@ -12,16 +13,16 @@ import numpy as np
 import pytest
 
 from pacbound import sweep
-from pacbound.apps.reproduce import command as cli_reproduce
-from pacbound.apps.reproduce import runner as reproduce
-from pacbound.apps.reproduce.baselines import ridge_votes
-from pacbound.apps.reproduce.paper_tables import (
+from pacbound._src.apps.reproduce import command as cli_reproduce
+from pacbound._src.apps.reproduce import runner as reproduce
+from pacbound._src.apps.reproduce.baselines import ridge_votes
+from pacbound._src.apps.reproduce.paper_tables import (
     GERMAIN2009_TABLE1,
     ROY2016_LEARNERS,
     ROY2016_TABLE1,
     PaperCell,
 )
-from pacbound.datasets.registry import REGISTRY
+from pacbound._src.datasets.registry import REGISTRY
 from pacbound.solvers import adaboost
 
 

@@ -26,21 +26,16 @@ import pytest
 from jax.sharding import PartitionSpec as P
 
 from pacbound import voters
-from pacbound.solvers import (
-    adaboost,
-    adaboost_stumps,
-    cbboost,
-    cbboost_stumps,
-    cgboost_stumps,
-    cqboost_max_mu,
-    cqboost_stumps,
-    gbcbboost_stumps,
-    lpboost_stumps,
-    mdboost_stumps,
-    vebboost_stumps,
-)
-from pacbound.sweep.sharding import EXAMPLES, shard_examples
-from pacbound.voters import histogram as hs
+from pacbound._src.solvers.adaboost import adaboost_stumps
+from pacbound._src.solvers.cbboost import cbboost_stumps, gbcbboost_stumps
+from pacbound._src.solvers.cgboost import cgboost_stumps
+from pacbound._src.solvers.cqboost import cqboost_stumps
+from pacbound._src.solvers.lpboost import lpboost_stumps
+from pacbound._src.solvers.mdboost import mdboost_stumps
+from pacbound._src.solvers.vebboost import vebboost_stumps
+from pacbound._src.sweep.sharding import EXAMPLES, shard_examples
+from pacbound._src.voters import histogram as hs
+from pacbound.solvers import adaboost, cbboost, cqboost_max_mu
 from tests.conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -271,7 +266,7 @@ for fn, voters, args, options in learners:
         np.testing.assert_array_equal(eight.stumps.thresholds, one.stumps.thresholds)
     print(fn.__name__, "ok")
 if "cbboost_stumps" in sys.argv:  # the compiled rounds: no all-gather, 1/8 of the examples
-    cb = sys.modules["pacbound.solvers.cbboost"]
+    cb = sys.modules["pacbound._src.solvers.cbboost"]
     sharded, ys, ws = shard_examples(search, y, w)
     compiled = cb._cbboost.lower(sharded, ys, ws, 10, True, 0.0, False).compile()
     text = compiled.as_text()

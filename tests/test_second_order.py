@@ -15,8 +15,8 @@ from scipy.optimize import brentq
 from scipy.special import gammaln, lambertw, logsumexp
 
 from pacbound import bounds as B
-from pacbound import loss_statistics as LS
-from pacbound.bounds import second_order as S
+from pacbound._src import loss_statistics as LS
+from pacbound._src.bounds import second_order as S
 
 # ------------------------------------------------------------------------------------------
 # Independent references (float64, scalar, SciPy root finding), from the papers' formulas

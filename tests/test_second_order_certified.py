@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from pacbound.bounds import second_order as J
+from pacbound._src.bounds import second_order as J
 from tests.reference import extended_second_order as X
 from tests.reference.strategies import vector
 

@@ -38,7 +38,7 @@ Where the two implementations disagreed, and how it was resolved:
   reference does). PAC-Bayes-Bennett failed under ``jit`` with x64 off (a Python integer
   ``14!`` overflowing int32 in its series).
 * **Lambert W at the branch point** (JAX gave NaN at exactly ``-1/e``; reachable by the gamma
-  grid only at ``delta = 1``): fixed in :mod:`pacbound.numerics` (series at the branch point).
+  grid only at ``delta = 1``): fixed in :mod:`pacbound._src.numerics` (series at the branch point).
 * Not disagreements: the reference raises where the JAX code returns a conventional value
   (a pair sharing fewer than 2 examples gets the worst variance ``K_mu^2 / 4``; ``delta = 1``),
   and the reference's PAC-Bound 1' is not clipped at 0, which only inconsistent inputs
@@ -61,9 +61,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pacbound import loss_statistics as LS
-from pacbound.bounds import second_order as J
-from pacbound.bounds import test_set as TS
+from pacbound._src import loss_statistics as LS
+from pacbound._src.bounds import second_order as J
+from pacbound._src.bounds import test_set as TS
 from tests.reference import extended_second_order as X
 from tests.reference import mpmath_bounds as M
 from tests.reference import second_order_numpy as S

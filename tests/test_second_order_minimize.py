@@ -6,9 +6,9 @@ import numpy as np
 import optax
 import pytest
 
-from pacbound import loss_statistics as LS
-from pacbound import second_order_minimize as SM
-from pacbound.bounds import second_order as S
+from pacbound._src import loss_statistics as LS
+from pacbound._src import second_order_minimize as SM
+from pacbound._src.bounds import second_order as S
 
 
 def _problem(dtype=jnp.float64, seed=0, m=300, n=10, classes=2, oob=True):

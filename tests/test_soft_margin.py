@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 
-from pacbound.optimization.interior_point import solve_soft_margin
+from pacbound._src.optimization.interior_point import solve_soft_margin
 from tests.reference import column_generation_cvxopt as ref
 
 N_COLUMNS = 24

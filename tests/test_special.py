@@ -8,7 +8,7 @@ import scipy.special as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pacbound import special as S
+from pacbound._src import special as S
 from tests.reference import special_mpmath as R
 
 betainc = S.betainc

@@ -14,6 +14,13 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import digamma, gammaln
 
+from pacbound._src.learning.bound_objective import run_optimizer
+from pacbound._src.stochastic_votes import (
+    certify_dirichlet,
+    mean_vote_bound,
+    stochastic_risks,
+    stochastic_statistics,
+)
 from pacbound.certify import (
     BOUNDS,
     DEFAULT_STOCHASTIC_BOUNDS,
@@ -21,13 +28,6 @@ from pacbound.certify import (
     certify,
 )
 from pacbound.solvers import DirichletInfo, minimize_dirichlet_bound
-from pacbound.solvers.bound_objective import run_optimizer
-from pacbound.stochastic_votes import (
-    certify_dirichlet,
-    mean_vote_bound,
-    stochastic_risks,
-    stochastic_statistics,
-)
 from tests.reference import bounds_numpy as R
 
 M, N = 40, 5  # one problem size: every program compiles once

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from pacbound import solvers, sweep
+from pacbound._src.sweep import paths as grid_paths
+from pacbound._src.sweep import sharding
+from pacbound._src.sweep.cells import Plan, grid_chunk
 from pacbound.solvers import cbboost, mincq
-from pacbound.sweep import paths as grid_paths
-from pacbound.sweep import sharding
-from pacbound.sweep.cells import Plan, grid_chunk
 from pacbound.voters import fit_stumps, votes
 from tests.conftest import xla_flags
 from tests.reference import bounds_numpy as R

@@ -1,11 +1,11 @@
-"""Tests for pacbound.datasets.tabular: the parsers, missing values, encoding, file errors."""
+"""Tests for pacbound._src.datasets.tabular: the parsers, missing values, encoding, file errors."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pacbound.datasets import tabular as T
+from pacbound._src.datasets import tabular as T
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

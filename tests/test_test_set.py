@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from pacbound.bounds.test_set import (
+from pacbound._src.bounds.test_set import (
     binomial_log_cdf,
     binomial_tail_inversion,
     majority_vote_errors,

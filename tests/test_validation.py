@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound.validation import (
+from pacbound._src.validation import (
     check_delta,
     check_labels,
     check_matrix,

@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound.solvers.adaboost import adaboost
-from pacbound.solvers.protocol import traits
-from pacbound.solvers.vebboost import truncate_vebboost, veb_cost, vebboost, vebboost_stumps
+from pacbound._src.learning.protocol import traits
+from pacbound._src.solvers.adaboost import adaboost
+from pacbound._src.solvers.vebboost import truncate_vebboost, veb_cost, vebboost, vebboost_stumps
 from pacbound.voters import stump_search, stumps_vote
 from tests.reference.boosting_numpy import vebboost_cost, vebboost_reference
 from tests.test_adaboost import _votes, _weights, zero_edge_votes

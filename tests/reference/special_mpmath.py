@@ -1,4 +1,4 @@
-"""High-precision mpmath references for ``pacbound.special``: values and derivatives of the
+"""High-precision mpmath references for ``pacbound._src.special``: values and derivatives of the
 regularized incomplete beta function ``I_x(a, b)``, ``ln B(a, b)`` and the Stirling and
 digamma remainders.
 

@@ -1,0 +1,1 @@
+"""pacbound's implementation: private; the public modules re-export what users call."""

@@ -1,0 +1,257 @@
+"""scikit-learn classifiers over the learners of :mod:`pacbound._src.solvers`, one per learner.
+
+Each class maps its hyperparameters to one solver call; the shared base
+(:class:`MajorityVoteClassifier`) validates the input, maps any two labels to ``±1``
+(``classes_[1]`` is ``+1``), fits the voters (``voters="stumps"`` with ``n_stumps``
+thresholds per feature, ``"rbf"``, or a voter set object such as :class:`StumpVoters` /
+:class:`RBFVoters` or your own with ``fit(X, y)`` and ``votes(X)``), predicts with the sign of
+the weighted vote, certifies it (``bound(kind, delta)``) and saves / loads it (``.npz`` with
+JSON metadata, no pickle). The posterior ``posterior_`` is over the ``2n`` columns of the
+self-complemented set ``[H, -H]`` of the ``n`` fitted voters.
+
+Numeric hyperparameters reach the jitted solvers as traced arrays: refitting with another
+``mu``, ``C``, ``lam``, ... on data of the same shape does not recompile; sizes (``n_rounds``,
+``max_iter`` where it is a buffer or a scan's length) and string options are static. Every
+estimator accepts ``fit(X, y, sample_weight=...)``; a zero weight removes an example (from the
+voters' fit too).
+
+Each ``_solve`` is one learner call (the learner protocol, :mod:`pacbound._src.learning.protocol`):
+the learner takes the voters' votes ``H`` as they are and returns its posterior over
+``[H, -H]``, so no estimator builds complements or normalizes weights itself.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from pacbound._src import solvers
+from pacbound._src.estimators.base import MajorityVoteClassifier
+from pacbound._src.learning.candidates import split_index
+
+__all__ = [
+    "ESTIMATORS",
+    "AdaBoostClassifier",
+    "BoundMinimizerClassifier",
+    "CBBoostClassifier",
+    "CGBoostClassifier",
+    "CqBoostClassifier",
+    "GBCBBoostClassifier",
+    "KLBoostClassifier",
+    "LPBoostClassifier",
+    "MDBoostClassifier",
+    "MajorityVoteClassifier",
+    "MinCqClassifier",
+    "VEBBoostClassifier",
+]
+
+
+# ------------------------------------------------------------ the C-bound learners
+class MinCqClassifier(MajorityVoteClassifier):
+    """MinCq (laviolette2011 Program 1): the quasi-uniform posterior with first margin moment
+    ``mu`` and the smallest second moment (:func:`pacbound._src.solvers.mincq`); ``mu`` above the
+    largest realizable one is refused with a ``ValueError`` naming it. Fitted: ``n_iter_``
+    FISTA iterations and ``converged_`` (the certified duality gap met before ``max_iter``)."""
+
+    def __init__(self, mu=0.05, *, voters="stumps", n_stumps=10, max_iter=50_000):
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        return solvers.mincq(H, y, self.mu, sample_weight=w, max_iter=self.max_iter)
+
+
+class CqBoostClassifier(MajorityVoteClassifier):
+    """CqBoost (roy2016 Algorithm 1): column generation minimizing the C-bound at first margin
+    moment ``mu`` (:func:`pacbound._src.solvers.cqboost`); ``tol`` stops it, ``max_iter`` caps the
+    columns."""
+
+    def __init__(self, mu=0.05, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        options = {"tol": self.tol, "max_iter": self.max_iter, "sample_weight": w}
+        return solvers.cqboost(H, y, self.mu, **options)
+
+
+class _Boosting(MajorityVoteClassifier):
+    """A learner that adds one weighted column of ``[H, -H]`` per round: its vote after ``t``
+    rounds is the prefix ``sum_{s <= t} alpha_s h_{j_s}``, so one fit of ``T`` rounds holds every
+    shorter one (``staged_decision_function``, as scikit-learn's boosting estimators).
+
+    Fitted attributes: ``selected_`` ``(T,)`` the column of ``[H, -H]`` added each round (``-1``:
+    none) and ``alphas_`` ``(T,)`` its weight."""
+
+    _fitted_arrays = ("selected_", "alphas_")
+
+    def _rounds(self, result):
+        info = result.info
+        self.selected_, self.alphas_ = np.asarray(info.selected), np.asarray(info.alphas)
+        return result
+
+    def staged_decision_function(self, X):
+        """Yield the vote on ``X`` after each round, ``1`` to ``n_rounds``, normalized as
+        :meth:`decision_function` (the last one equals it); ``> 0`` predicts ``classes_[1]``."""
+        H = np.asarray(self._votes_on(X), np.float64)
+        base, sign = (np.asarray(a) for a in split_index(jnp.asarray(self.selected_), H.shape[1]))
+        alphas = np.where(sign != 0, self.alphas_, 0.0)
+        votes = np.cumsum(H[:, base] * (sign * alphas), axis=1)
+        totals = np.cumsum(alphas)
+        yield from (votes / np.where(totals > 0, totals, 1)).T
+
+
+class CBBoostClassifier(_Boosting):
+    """CB-Boost (bauvin2020 Algorithm 1): ``n_rounds`` greedy C-bound steps in closed form
+    (:func:`pacbound._src.solvers.cbboost`)."""
+
+    _solver = staticmethod(solvers.cbboost)
+
+    def __init__(self, n_rounds=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        return self._rounds(self._solver(H, y, self.n_rounds, sample_weight=w))
+
+
+class GBCBBoostClassifier(CBBoostClassifier):
+    """GB-CB-Boost (bauvin2020 §3.2): CB-Boost along the C-bound's steepest direction."""
+
+    _solver = staticmethod(solvers.gbcbboost)
+
+
+class KLBoostClassifier(MajorityVoteClassifier):
+    """KL-regularized coordinate descent (germain2009 Algorithm 1): KL-QL
+    (``loss="quadratic"``) or KL-EL (``"exponential"``), weight ``C`` on the loss of margin
+    scale ``gamma`` (:func:`pacbound._src.solvers.kl_coordinate_descent`). ``random_state`` seeds
+    the
+    order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps run and
+    ``converged_`` (``False`` when ``max_iter`` stopped it; large ``C`` with small ``gamma``
+    may need more)."""
+
+    def __init__(
+        self, C=1.0, gamma=1.0, *, loss="quadratic", relaxation="kl", tol=1e-6,
+        max_iter=1000, random_state=None, voters="stumps", n_stumps=10,
+    ):  # fmt: skip
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        key = None if self.random_state is None else jax.random.key(self.random_state)
+        return solvers.kl_coordinate_descent(
+            H, y, self.C, self.gamma, loss=self.loss, relaxation=self.relaxation, key=key,
+            tol=self.tol, max_iter=self.max_iter, sample_weight=w,
+        )  # fmt: skip
+
+
+class VEBBoostClassifier(MajorityVoteClassifier):
+    """VEB-Boost (Shivaswamy & Jebara, Fig. 1): boosting with a variance penalty ``lam`` in
+    ``[0, 1]`` (:func:`pacbound._src.solvers.vebboost`); binary voters only."""
+
+    _needs_binary_votes = True
+
+    def __init__(self, lam=0.5, n_rounds=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        return solvers.vebboost(H, y, self.lam, self.n_rounds, sample_weight=w)
+
+
+@functools.cache
+def _adam(learning_rate: float) -> optax.GradientTransformation:
+    """One optimizer object per learning rate, so refits reuse the compiled scan."""
+    return optax.adam(learning_rate)
+
+
+class BoundMinimizerClassifier(MajorityVoteClassifier):
+    """Gradient minimization of a PAC-Bayes bound over the posterior
+    (:func:`pacbound._src.solvers.minimize_bound`): ``max_iter`` Adam steps on the bound named
+    ``objective`` at ``delta``, over a ``"softmax"`` or ``"quasi_uniform"`` posterior on
+    ``[H, -H]``. ``delta`` is traced; a new ``learning_rate`` compiles once more. (The
+    parameter is not called ``bound``: that is the certificate method of every estimator.)"""
+
+    def __init__(
+        self, objective="pac_bound_2", delta=0.05, max_iter=500, learning_rate=0.05, *,
+        posterior="softmax", voters="stumps", n_stumps=10,
+    ):  # fmt: skip
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        return solvers.minimize_bound(
+            H, y, self.objective, posterior=self.posterior,
+            optimizer=_adam(float(self.learning_rate)), max_iter=self.max_iter,
+            delta=jnp.asarray(self.delta, H.dtype), sample_weight=w,
+        )  # fmt: skip
+
+
+# ------------------------------------------------------------------------ baselines
+class AdaBoostClassifier(_Boosting):
+    """Discrete AdaBoost for ``n_rounds`` rounds (:func:`pacbound._src.solvers.adaboost`); binary
+    voters only."""
+
+    _needs_binary_votes = True
+
+    def __init__(self, n_rounds=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+    def _solve(self, H, y, w):
+        return self._rounds(solvers.adaboost(H, y, self.n_rounds, sample_weight=w))
+
+
+class _ColumnGeneration(MajorityVoteClassifier):
+    """A roy2016 §6 baseline by column generation: ``solvers.<_solver>(H, y, <_trade_off>,
+    tol=tol, max_iter=max_iter, sample_weight=w)``."""
+
+    _solver_name: str
+    _trade_off: str
+
+    def _solve(self, H, y, w):
+        solver = getattr(solvers, self._solver_name)
+        options = {"tol": self.tol, "max_iter": self.max_iter, "sample_weight": w}
+        return solver(H, y, getattr(self, self._trade_off), **options)
+
+
+class MDBoostClassifier(_ColumnGeneration):
+    """MDBoost (roy2016 §6): margin mean against variance, trade-off ``D``
+    (:func:`pacbound._src.solvers.mdboost`)."""
+
+    _solver_name, _trade_off = "mdboost", "D"
+
+    def __init__(self, D=10.0, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+
+class LPBoostClassifier(_ColumnGeneration):
+    """LPBoost (roy2016 §6): the L1 soft-margin LP, slack penalty ``C``
+    (:func:`pacbound._src.solvers.lpboost`)."""
+
+    _solver_name, _trade_off = "lpboost", "C"
+
+    def __init__(self, C=1.0, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+
+class CGBoostClassifier(_ColumnGeneration):
+    """CG-Boost (roy2016 §6): the L2 soft-margin QP, slack penalty ``C``
+    (:func:`pacbound._src.solvers.cgboost`)."""
+
+    _solver_name, _trade_off = "cgboost", "C"
+
+    def __init__(self, C=1.0, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+        self._set_params(locals())
+
+
+ESTIMATORS: dict[str, type[MajorityVoteClassifier]] = {
+    "mincq": MinCqClassifier,
+    "cqboost": CqBoostClassifier,
+    "cbboost": CBBoostClassifier,
+    "gbcbboost": GBCBBoostClassifier,
+    "klboost": KLBoostClassifier,
+    "vebboost": VEBBoostClassifier,
+    "bound": BoundMinimizerClassifier,
+    "adaboost": AdaBoostClassifier,
+    "mdboost": MDBoostClassifier,
+    "lpboost": LPBoostClassifier,
+    "cgboost": CGBoostClassifier,
+}

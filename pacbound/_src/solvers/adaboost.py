@@ -1,0 +1,212 @@
+"""Discrete AdaBoost over the voters of ``H`` and their complements, or over every decision stump.
+
+Freund & Schapire's AdaBoost, the baseline of germain2009 §5 and shivaswamy (Table 1): with
+example weights ``w`` (uniform at first, or proportional to ``sample_weight``), each round
+picks the weak learner ``h_t`` with the largest edge ``sum_i w_i y_i h_t(x_i)`` (the least
+weighted error ``eps_t``), gives it
+
+.. math:: \\alpha_t = \\tfrac12 \\ln\\frac{1 - \\epsilon_t}{\\epsilon_t},
+
+and reweights ``w_i <- w_i exp(-alpha_t y_i h_t(x_i)) / Z_t``. The vote is ``sum_t alpha_t
+h_t``, i.e. the distribution ``q`` proportional to the ``alpha`` each voter got. scikit-learn's
+``AdaBoostClassifier`` (SAMME, two classes) runs the same rounds with weights ``2 alpha_t``
+(same ``q``, same example weights after normalization) and the same stopping rules, which
+are followed here: a round with ``eps_t >= 1/2`` ends boosting without a vote, and a round
+with ``eps_t = 0`` gets ``alpha_t = 1/2`` (SAMME's weight 1) and ends it. Rounds after the
+end are no-ops (``selected = -1``, ``alpha = 0``), so ``n_rounds`` is the static length of
+one ``lax.scan`` and every prefix of the rounds is a run of fewer rounds
+(:func:`truncate_adaboost`).
+
+The weak learners are the voters of ``H`` and their complements (``[H, -H]``, never
+materialized; a depth-1 tree offers both signs too), or every decision stump with every
+distinct threshold of every feature and both signs (:func:`pacbound._src.voters.stump_search`, the
+thresholds of scikit-learn's trees), found in ``O(d m)`` per round without building ``H``
+(:mod:`pacbound._src.learning.candidates`). The rounds are :func:`pacbound._src.learning.boosting.
+boosting_scan`, shared with VEB-Boost (:mod:`pacbound._src.solvers.vebboost`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from pacbound._src.learning.boosting import (
+    best_voter,
+    boosting_scan,
+    candidates_of,
+    initial_distribution,
+    matrix_free_inputs,
+    matrix_free_slots,
+    scan_after_rounds,
+)
+from pacbound._src.learning.edges import prepare_votes
+from pacbound._src.learning.protocol import LearnerResult, learner
+from pacbound._src.validation import (
+    check_labels,
+    check_positive_int,
+    check_sample_weight,
+    check_votes,
+    float_dtype,
+)
+
+__all__ = ["AdaBoostInfo", "adaboost", "adaboost_stumps", "truncate_adaboost"]
+
+
+class AdaBoostInfo(NamedTuple):
+    """AdaBoost's rounds (``LearnerResult.info``); per-round arrays have ``n_rounds`` entries.
+
+    Attributes:
+      selected: ``(T,)`` int32 voter of each round, its index into ``[H, -H]`` (matrix-free:
+        into ``[S, -S]`` of every stump of the search;
+        :func:`pacbound._src.learning.candidates.complemented_index`), ``-1`` after boosting ended.
+      alphas: ``(T,)`` ``alpha_t`` (scikit-learn's ``estimator_weights_`` are ``2 alpha_t``).
+      errors: ``(T,)`` weighted error ``eps_t`` (``estimator_errors_``), NaN where no vote.
+      losses: ``(T + 1,)`` exponential loss ``mean_i exp(-y_i f(x_i))`` (weighted by
+        ``sample_weight``) before the first round and after each one (non-increasing: it is
+        multiplied by ``Z_t <= 1``).
+      n_candidates: matrix-free: the number of candidate stumps
+        (``jnp.sum(search.candidate_mask())``); ``None`` for ``H``.
+      slots: matrix-free: ``(T,)`` where round ``t``'s ``alpha`` lies in ``q``
+        (:class:`pacbound._src.learning.boosting.MatrixFreeSlots`); ``None`` for ``H``.
+    """
+
+    selected: jax.Array
+    alphas: jax.Array
+    errors: jax.Array
+    losses: jax.Array
+    n_candidates: Any = None
+    slots: Any = None
+
+
+def truncate_adaboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
+    """An AdaBoost result after its first ``rounds`` rounds (traced, clipped to ``[1, T]``):
+    what a run of ``rounds`` rounds returns.
+
+    ``q`` / ``weights`` are those of the prefix's vote, ``objective`` its exponential loss
+    (``info.losses[rounds]``), ``steps`` and ``converged`` its own; in ``info`` the later rounds
+    read as rounds after boosting ended (the arrays keep their length). For one result
+    (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
+    :func:`adaboost` and :func:`adaboost_stumps`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> one = truncate_adaboost(adaboost(H, y, 3), 1)  # as adaboost(H, y, 1)
+      >>> float(jnp.mean(jnp.sign(H @ one.weights) != y)), int(one.steps)
+      (0.25, 1)
+    """
+    n = result.q.shape[-1] // 2
+    return scan_after_rounds(result.info, rounds, n, result.stumps, "losses")
+
+
+def _adaboost_rule(right, wrong):
+    """``alpha = ln((1 - eps) / eps) / 2``; stop at ``eps >= 1/2`` (no vote) or ``eps = 0``."""
+    eps = wrong / (right + wrong)
+    perfect = eps <= 0
+    alpha = jnp.where(perfect, 0.5, 0.5 * jnp.log(right / jnp.where(perfect, 1, wrong)))
+    return alpha, eps < 0.5, perfect | (eps >= 0.5)
+
+
+@functools.partial(jax.jit, static_argnames="n_rounds")
+def _adaboost(voters, y, sample_weight, n_rounds):
+    """AdaBoost's rounds over the candidates of ``voters`` (``H`` or a stump search), from
+    ``w0`` proportional to the weights; the loss is their mean."""
+    candidates = candidates_of(voters, y.dtype)
+    w0 = initial_distribution(sample_weight, y)
+
+    def exp_loss(f):
+        return w0 @ jnp.exp(-y * f)
+
+    learn = best_voter(candidates, y.dtype)
+    rounds = boosting_scan(learn, y, n_rounds, lambda w: w, _adaboost_rule, exp_loss, w0)
+    extra = matrix_free_slots(voters, rounds[0])
+    info = AdaBoostInfo(*rounds, extra.n_candidates, extra.slots)
+    return scan_after_rounds(info, n_rounds, candidates.size, extra.stumps, "losses")
+
+
+@learner(prefix="n_rounds", truncate=truncate_adaboost)
+def adaboost(
+    H: ArrayLike, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
+) -> LearnerResult:
+    """Discrete AdaBoost over the voters of ``H`` and their complements (one ``lax.scan``).
+
+    Equal, round by round, to scikit-learn's ``AdaBoostClassifier(algorithm="SAMME")``
+    whose weak learner returns the least-weighted-error column of ``[H, -H]`` (the lowest
+    index on ties; see the module docstring), ``sample_weight`` included.
+
+    Args:
+      H: votes ``(m, n)`` in ``{-1, +1}`` as the user has them (never self-complemented: each
+        voter's complement is offered implicitly); float or int8.
+      y: labels in ``{-1, +1}``, ``(m,)``.
+      n_rounds: the number of rounds ``T`` (static).
+      sample_weight: ``(m,)`` example weights ``>= 0`` (traced: ``jax.vmap`` over 0/1 fold
+        masks compiles once). The first round's distribution is proportional to them (as
+        scikit-learn's); a zero weight drops the example (the same rounds as slicing ``H``
+        and ``y``), integer weights repeat examples. ``None``: uniform.
+
+    Returns:
+      :class:`pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      to the rounds' ``alpha`` (uniform if no round voted); ``objective`` the final
+      exponential loss (a weighted mean); ``steps`` the rounds that voted; ``converged``
+      whether boosting ended before ``T`` rounds as AdaBoost prescribes (a learner with
+      ``eps >= 1/2``, or a perfect one); ``info`` an :class:`AdaBoostInfo`. Declares
+      ``prefix="n_rounds"``: every prefix is :func:`truncate_adaboost`.
+
+    Raises:
+      ValueError: for malformed ``H`` / ``y`` / ``sample_weight``, non-binary votes or labels,
+        a single class, ``n_rounds < 1``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])  # each voter errs once; a vote is perfect
+      >>> r = adaboost(H, y, 3)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), int(r.steps)
+      (0.0, 1.0, 3)
+    """
+    check_votes(H, binary=True)
+    _check(y, jnp.shape(H)[0], n_rounds, sample_weight)
+    y = jnp.asarray(y, float_dtype(H, y))
+    return _adaboost(prepare_votes(H, y.dtype), y, sample_weight, int(n_rounds))
+
+
+@learner(prefix="n_rounds", truncate=truncate_adaboost, matrix_free=True)
+def adaboost_stumps(
+    search: Any, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
+) -> LearnerResult:
+    """Discrete AdaBoost over every decision stump and its complement, matrix-free (``O(d m)``
+    per round).
+
+    The candidates are all thresholds of every feature, both signs
+    (:func:`pacbound._src.voters.stump_search`, or any search with the ``candidate_*`` methods):
+    the split points of scikit-learn's depth-1 trees. Same arguments and result as
+    :func:`adaboost` (the same rounds as :func:`adaboost` on the materialized ``[S, -S]`` of
+    all stumps); the candidates are those of the whole search, so with zero weights they
+    include stumps constant on the weighted examples (slicing ``X`` does not). The result's
+    ``stumps`` are the ``T`` rounds' stumps (a stump chosen again keeps its weight on its
+    first slot), ``q`` is over their ``[S, -S]``; evaluate the vote with
+    ``voters.stumps_vote(r.stumps, r.weights, X)``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = adaboost_stumps(voters.stump_search(X), y, 3)
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), r.q.shape
+      (0.1667, (6,))
+    """
+    y, m = matrix_free_inputs(search, y)
+    _check(y, m, n_rounds, sample_weight)
+    return _adaboost(search, y, sample_weight, int(n_rounds))
+
+
+def _check(y, m, n_rounds, sample_weight) -> None:
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)

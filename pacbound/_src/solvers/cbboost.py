@@ -1,0 +1,320 @@
+"""CB-Boost and GB-CB-Boost: greedy C-bound minimization (bauvin2020 Algorithm 1, §3.2).
+
+CB-Boost starts from the best-margin voter and adds, each round, the direction whose
+Theorem 3 step lowers the C-bound most (Property 1 is the exact decrease, Corollary 2 bounds
+the training error); GB-CB-Boost takes the steepest direction instead. The closed form and the
+round's scan are in :mod:`pacbound._src.learning.cbboost_step`; the candidates are every voter and
+its complement (:mod:`pacbound._src.learning.candidates`, never materialized):
+
+* the columns of ``H`` (:func:`cbboost`, :func:`gbcbboost`): a round is one product
+  ``H^T (w F)``, one read of ``H`` (:mod:`pacbound._src.learning.edges`: int8 votes by an exact
+  int8 GEMM);
+* every decision stump of a search (:func:`cbboost_stumps`, :func:`gbcbboost_stumps`): a round
+  is one gather and one blocked prefix sum over the ``d m`` sorted feature values.
+
+``gamma(h)`` and ``nu(h)`` are computed once. ``F`` is the current vote and a re-selected voter
+gets ``alpha`` added to its weight, so Property 1 is the exact decrease of every round. The vote
+is carried normalized (the margin of ``q``); the paper's unnormalized ``alpha``
+(``alpha_{I_1} = 1``) are recorded. Round 0 is the initial voter; a round in which no direction
+decreases the bound by more than ``tol`` records ``selected = -1`` and no change (and so do all
+later rounds: nothing changed), so every prefix of the rounds is a run of fewer rounds
+(:func:`truncate_cbboost`, the learners' declared ``truncate``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from pacbound._src.learning.boosting import (
+    candidates_of,
+    held_after,
+    kept_rounds,
+    matrix_free_inputs,
+    matrix_free_slots,
+    prefix_info,
+    rounds_result,
+)
+from pacbound._src.learning.cbboost_step import DirectionStep, boost_rounds, one_direction_step
+from pacbound._src.learning.edges import prepare_votes
+from pacbound._src.learning.protocol import LearnerResult, learner
+from pacbound._src.validation import (
+    check_labels,
+    check_positive_int,
+    check_sample_weight,
+    check_scalar,
+    check_votes,
+    float_dtype,
+)
+
+__all__ = [
+    "CBBoostInfo",
+    "DirectionStep",
+    "cbboost",
+    "cbboost_stumps",
+    "gbcbboost",
+    "gbcbboost_stumps",
+    "one_direction_step",
+    "truncate_cbboost",
+    "weights_after",
+]
+
+
+class CBBoostInfo(NamedTuple):
+    """CB-Boost's rounds (``LearnerResult.info``); per-round arrays have ``n_rounds`` entries.
+
+    Attributes:
+      selected: ``(T,)`` int32 voter added each round, its index into ``[H, -H]`` (matrix-free:
+        into ``[S, -S]`` of every stump of the search; :func:`pacbound._src.learning.candidates.
+        complemented_index`); round 0 is the best-margin voter, ``-1`` an idle round (no
+        direction decreased the bound by more than ``tol``).
+      alphas: ``(T,)`` weight added each round, unnormalized as in the paper (round 0: 1).
+      cbounds: ``(T,)`` empirical C-bound of the vote after each round.
+      decreases: ``(T,)`` Property 1's ``S_t`` of each round (0 for round 0 and idle rounds).
+      error_bounds: ``(T,)`` Corollary 2's training-error bound ``cbounds[0] - sum S``.
+      n_candidates: matrix-free: the number of candidate stumps
+        (``jnp.sum(search.candidate_mask())``); ``None`` for ``H``.
+      slots: matrix-free: ``(T,)`` where round ``t``'s ``alpha`` lies in ``q``
+        (:class:`pacbound._src.learning.boosting.MatrixFreeSlots`); ``None`` for ``H``.
+    """
+
+    selected: jax.Array
+    alphas: jax.Array
+    cbounds: jax.Array
+    decreases: jax.Array
+    error_bounds: jax.Array
+    n_candidates: Any = None
+    slots: Any = None
+
+
+def _after_rounds(info: CBBoostInfo, rounds, n_columns: int, stumps) -> LearnerResult:
+    """The result of the first ``rounds`` rounds of ``info`` (traced; ``n_columns``: ``H``'s
+    columns, not used for matrix-free rounds)."""
+    kept, rounds = kept_rounds(info.selected, rounds)
+    converged = jnp.any(kept & (info.selected < 0))  # an idle round: no direction left
+    info = prefix_info(info, kept)._replace(
+        cbounds=held_after(info.cbounds, rounds - 1),
+        decreases=jnp.where(kept, info.decreases, 0),
+        error_bounds=held_after(info.error_bounds, rounds - 1),
+    )
+    return rounds_result(info, n_columns, info.cbounds[-1], converged, stumps)
+
+
+def truncate_cbboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
+    """A CB-Boost / GB-CB-Boost result after its first ``rounds`` rounds (traced, clipped to
+    ``[1, T]``; round 0, the initial voter, included): what a run of ``rounds`` rounds returns.
+
+    ``q`` / ``weights`` are those of the prefix's vote, ``objective`` its C-bound
+    (``info.cbounds[rounds - 1]``: the C-bound only sees the normalized vote), ``steps`` and
+    ``converged`` its own; in ``info`` the later rounds read as idle rounds (the arrays keep
+    their length ``T``, and a matrix-free result its ``T`` stump slots). For one result
+    (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of the four
+    CB-Boost learners (``traits(cbboost).truncate``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cbboost(H, y, 3)
+      >>> [round(float(truncate_cbboost(r, t).objective), 4) for t in (1, 2, 3)]
+      [0.75, 0.5, 0.25]
+    """
+    return _after_rounds(result.info, rounds, result.q.shape[-1] // 2, result.stumps)
+
+
+def weights_after(result: LearnerResult, rounds: ArrayLike) -> jax.Array:
+    """``truncate_cbboost(result, rounds).q``: the posterior after the first ``rounds``
+    rounds.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cbboost(H, y, 3)
+      >>> q = weights_after(r, 1)
+      >>> [round(float(v), 3) for v in q], bool(jnp.allclose(q, truncate_cbboost(r, 1).q))
+      ([1.0, 0.0, 0.0, 0.0, 0.0, 0.0], True)
+    """
+    return truncate_cbboost(result, rounds).q
+
+
+@functools.partial(jax.jit, static_argnames=("n_rounds", "gradient"))
+def _cbboost(voters, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
+    """Algorithm 1 over the candidates of ``voters`` (``H`` or a stump search)."""
+    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
+    candidates = candidates_of(voters, y.dtype)
+    rounds = boost_rounds(candidates, y, w, n_rounds, allow_reselect, tol, gradient)
+    extra = matrix_free_slots(voters, rounds.selected)
+    info = CBBoostInfo(*rounds, extra.n_candidates, extra.slots)
+    return _after_rounds(info, n_rounds, candidates.size, extra.stumps)
+
+
+def _check(y, m, n_rounds, sample_weight, tol) -> None:
+    """Host-side checks shared by the learners (value checks skipped under a trace)."""
+    check_positive_int("n_rounds", n_rounds)
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    check_scalar("tol", tol, 0.0)
+
+
+def _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, gradient) -> LearnerResult:
+    check_votes(H)
+    _check(y, jnp.shape(H)[0], n_rounds, sample_weight, tol)
+    y = jnp.asarray(y, float_dtype(H, y))
+    args = (allow_reselect, tol, gradient)
+    return _cbboost(prepare_votes(H, y.dtype), y, sample_weight, int(n_rounds), *args)
+
+
+def _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, gradient):
+    y, m = matrix_free_inputs(search, y)
+    _check(y, m, n_rounds, sample_weight, tol)
+    args = (allow_reselect, tol, gradient)
+    return _cbboost(search, y, sample_weight, int(n_rounds), *args)
+
+
+@learner(prefix="n_rounds", truncate=truncate_cbboost)
+def cbboost(
+    H: ArrayLike,
+    y: ArrayLike,
+    n_rounds: int,
+    *,
+    sample_weight: ArrayLike | None = None,
+    allow_reselect: ArrayLike = True,
+    tol: ArrayLike = 0.0,
+) -> LearnerResult:
+    """CB-Boost (bauvin2020 Algorithm 1) over the voters of ``H`` and their complements.
+
+    Starts from the best-margin voter of ``[H, -H]``, then each round solves Theorem 3 in
+    every direction (one product ``H^T (w F)``: only ``+h`` or ``-h``, the one of positive
+    margin, qualifies) and adds the direction with the lowest C-bound, Property 1's largest
+    decrease ``S``; ties go to the lowest index of ``[H, -H]``. The C-bound never increases;
+    ``info.decreases`` follow Property 1 and ``info.error_bounds`` Corollary 2. Traceable:
+    ``jax.vmap(cbboost, in_axes=(0, 0, None))`` runs stacked problems, and a vmap over
+    ``sample_weight`` (0/1 masks) runs folds of one ``H`` with one compilation.
+
+    Args:
+      H: votes ``(m, n)`` in ``[-1, 1]`` as the user has them (never self-complemented: the
+        complements are offered implicitly), any dtype: integer (int8 ±1 / 0) votes are
+        copied once, transposed, and each round is an exact int8 product with int32 sums
+        (:mod:`pacbound._src.learning.edges`), a quarter of float32's memory traffic.
+      y: labels in ``{-1, +1}``, ``(m,)``; the computation runs in their float dtype (or
+        ``H``'s, if wider and floating).
+      n_rounds: rounds ``T`` including the initial voter (static; the scan's length).
+      sample_weight: ``(m,)`` non-negative example weights (all means are weighted).
+      allow_reselect: whether a voter already in the vote may be chosen again (traced).
+      tol: the stopping tolerance on Property 1's decrease of the C-bound: a round whose best
+        decrease is ``<= tol`` is idle (changes nothing), and so are all later ones (traced).
+
+    Returns:
+      :class:`pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      to the rounds' ``alpha``; ``objective`` the final empirical C-bound; ``steps`` the rounds
+      that voted (round 0 included); ``converged`` whether a round was idle (no direction
+      decreased the C-bound by more than ``tol``: Algorithm 1 had converged before ``T``);
+      ``info`` a :class:`CBBoostInfo`. Declares ``prefix="n_rounds"``: every prefix is
+      :func:`truncate_cbboost`.
+
+    Raises:
+      ValueError: for a malformed ``H``/``y``/``sample_weight``, labels other than ±1 (or a
+        single class), NaN votes, a negative ``tol``, or ``n_rounds < 1``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = cbboost(H, y, 3)  # objective: the C-bound of the vote
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.objective), 4), int(r.steps)
+      (0.0, 0.25, 3)
+    """
+    return _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, False)
+
+
+@learner(prefix="n_rounds", truncate=truncate_cbboost)
+def gbcbboost(
+    H: ArrayLike,
+    y: ArrayLike,
+    n_rounds: int,
+    *,
+    sample_weight: ArrayLike | None = None,
+    allow_reselect: ArrayLike = True,
+    tol: ArrayLike = 0.0,
+) -> LearnerResult:
+    """GB-CB-Boost (bauvin2020 §3.2): :func:`cbboost` with the gradient's direction.
+
+    Each round takes the steepest coordinate ``argmax_k -dC/dalpha_k`` among the directions
+    where Theorem 3 applies (``-dC/dalpha_k = 2 gamma(F) / nu(F)^2`` times the closed form's
+    numerator ``gamma(h_k) nu(F) - gamma(F) tau(F, h_k)``), then Theorem 3's step. Same
+    arguments, result and stopping rule as :func:`cbboost`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = gbcbboost(H, y, 3)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.objective), 4), int(r.steps)
+      (0.0, 0.25, 3)
+    """
+    return _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, True)
+
+
+@learner(prefix="n_rounds", truncate=truncate_cbboost, matrix_free=True)
+def cbboost_stumps(
+    search: Any,
+    y: ArrayLike,
+    n_rounds: int,
+    *,
+    sample_weight: ArrayLike | None = None,
+    allow_reselect: ArrayLike = True,
+    tol: ArrayLike = 0.0,
+) -> LearnerResult:
+    """CB-Boost over every decision stump of a search and its complement, matrix-free.
+
+    ``search`` is a stump search (:func:`pacbound._src.voters.stump_search`, or any search with
+    the ``candidate_*`` methods, :func:`pacbound._src.learning.candidates.search_candidates`):
+    ``gamma(h)`` is one edge computation of ``w y`` and each round's ``tau(F, h)`` one of
+    ``w F``, so a round costs one gather of ``w F`` in every feature's order and one blocked
+    prefix sum over the ``d m`` values; ``nu(h) = 1``. Same arguments and guarantees as
+    :func:`cbboost`, the same rounds as :func:`cbboost` on the materialized ``[S, -S]`` of all
+    stumps. The result's ``stumps`` are the ``T`` rounds' stumps (a stump chosen again keeps
+    its weight on its first slot) and ``q`` is over their ``[S, -S]``; evaluate the vote on
+    new points with ``voters.stumps_vote(r.stumps, r.weights, X)``; ``info.n_candidates``
+    counts the stumps searched.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = cbboost_stumps(voters.stump_search(X), y, 3)
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
+    """
+    return _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, False)
+
+
+@learner(prefix="n_rounds", truncate=truncate_cbboost, matrix_free=True)
+def gbcbboost_stumps(
+    search: Any,
+    y: ArrayLike,
+    n_rounds: int,
+    *,
+    sample_weight: ArrayLike | None = None,
+    allow_reselect: ArrayLike = True,
+    tol: ArrayLike = 0.0,
+) -> LearnerResult:
+    """GB-CB-Boost (bauvin2020 §3.2) over every decision stump of a search, matrix-free: the
+    steepest direction of :func:`gbcbboost` over the candidates of :func:`cbboost_stumps`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
+      >>> r = gbcbboost_stumps(voters.stump_search(X), y, 3)
+      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
+      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
+      (0.1667, 1.0)
+    """
+    return _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, True)

@@ -1,0 +1,245 @@
+"""Direct gradient minimization of a PAC-Bayes bound over the posterior, with a certificate.
+
+:func:`minimize_bound` runs any optax optimizer for a fixed number of steps inside one jitted
+``lax.scan`` on a bound of the registry (:data:`pacbound._src.certify.BOUNDS`), seen as a function
+of the posterior ``Q`` over the self-complemented set ``[H, -H]`` (the learner protocol,
+:mod:`pacbound._src.learning.protocol`):
+
+* ``posterior="softmax"``: ``Q = softmax(ln P + theta)`` over the ``2n`` columns of
+  ``[H, -H]`` against a prior ``P`` (uniform by default), with the exact ``KL(Q||P)``;
+  ``theta = 0`` (``Q = P``) at the start.
+* ``posterior="quasi_uniform"``: ``Q(h_j) = (1/n + w_j) / 2`` and ``Q(-h_j) = (1/n - w_j) / 2``
+  with ``w = tanh(theta) / n`` (laviolette2011 §2); the vote is ``H w``. Every bound applies
+  with ``KL(Q||P)`` (``<= ln 2`` for the uniform ``P``), and so does the KL-free bound of
+  laviolette2011 Thm 2.
+
+The vote is ``H (Q_+ - Q_-)``, so its moments are quadratic in those weights: with ``n <= m``
+and the whole sample each step costs ``O(n^2)`` from ``H^T y`` and ``H^T H`` computed once.
+The objective is the bound itself (:func:`pacbound._src.certify.bound_value`), estimated on
+minibatches when ``batch_size`` is set; where a C-bound form is trivial (exactly 1, gradient 0:
+e.g. at the uniform ``Q``) the step follows ``1 + mcallester`` until the bound becomes
+informative. Whatever was optimized, ``info.certified`` is :func:`pacbound._src.certify.certify`'s
+value for the returned ``Q`` on the whole sample (float64 at the Python boundary): a bound on
+``R(B_Q)`` that holds with probability ``1 - delta`` for every posterior at once, so it is
+valid whatever the optimizer did, for the bound, prior and ``delta`` fixed in advance.
+Reference: Viallard, Germain, Habrard, Morvant, ECML-PKDD 2021 (direct C-bound minimization).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax.typing import ArrayLike
+
+from pacbound._src.certify import Bound, VoteStatistics, as_bound, certify, vote_statistics
+from pacbound._src.kl import kl_divergence
+from pacbound._src.learning.bound_objective import (
+    DEFAULT_OPTIMIZER,
+    batch_rows,
+    cast_bound,
+    check_run,
+    objective,
+    run_optimizer,
+)
+from pacbound._src.learning.protocol import LearnerResult
+from pacbound._src.validation import (
+    check_labels,
+    check_sample_weight,
+    check_votes,
+    float_dtype,
+    is_concrete,
+)
+
+__all__ = ["DirectInfo", "minimize_bound"]
+
+POSTERIORS = ("softmax", "quasi_uniform")
+
+
+class DirectInfo(NamedTuple):
+    """What :func:`minimize_bound` adds to the :class:`LearnerResult`.
+
+    Attributes:
+      certified: the bound on ``R(B_Q)`` at the returned ``Q`` on the whole sample
+        (:func:`pacbound._src.certify.certify`; grid bounds at their best ``C`` over the grid).
+      c: Catoni's constant of the certificate (grid bounds; ``nan`` otherwise).
+      trajectory: ``(max_iter,)`` the bound's value before each step (a batch estimate with
+        minibatches).
+      kl: ``KL(Q||P)``.
+      gibbs_risk: the empirical Gibbs risk at ``Q``.
+      majority_vote_risk: the empirical risk of ``B_Q`` (ties are errors).
+    """
+
+    certified: jax.Array
+    c: jax.Array
+    trajectory: jax.Array
+    kl: jax.Array
+    gibbs_risk: jax.Array
+    majority_vote_risk: jax.Array
+
+
+def _posterior(kind: str, theta: jax.Array, prior: jax.Array):
+    """``(q, u, KL)``: the distribution over ``[H, -H]``, the vote weights on ``H`` (the vote
+    is ``H u``) and ``KL(Q||P)``."""
+    n = prior.shape[0] // 2
+    if kind == "softmax":
+        q = jax.nn.softmax(jnp.log(prior) + theta)
+        return q, q[:n] - q[n:], kl_divergence(q, prior)
+    w = jnp.tanh(theta) / n
+    q = jnp.concatenate([(1.0 / n + w) / 2.0, (1.0 / n - w) / 2.0])
+    return q, w, kl_divergence(q, prior)
+
+
+class _Sample(NamedTuple):
+    """The sample as the steps read it: the votes, the labels, the example weights ``v``
+    (``sum v = 1`` over the examples kept), their count ``m`` and, for full-sample steps with
+    ``n <= m``, the moments' matrices ``a = H^T (v y)`` and ``G = H^T diag(v) H``."""
+
+    H: jax.Array
+    y: jax.Array
+    v: jax.Array
+    m: jax.Array
+    a: jax.Array | None
+    gram: jax.Array | None
+
+
+def _statistics(bound: Bound, sample: _Sample, u, kl, key, t, batch_size) -> VoteStatistics:
+    if sample.gram is not None:
+        zero = jnp.zeros((), u.dtype)
+        return VoteStatistics(sample.a @ u, u @ sample.gram @ u, zero, kl, sample.m)
+    m = sample.H.shape[0]
+    Hb, yb, vb = batch_rows(key, t, m, batch_size, sample.H, sample.y, sample.v)
+    return vote_statistics(bound, yb * (Hb @ u), kl, sample.m, vb)
+
+
+@functools.partial(jax.jit, static_argnames=("posterior", "optimizer", "max_iter", "batch_size"))
+def _minimize(bound, H, y, v, prior, delta, key, *, posterior, optimizer, max_iter, batch_size):
+    m, n = H.shape
+    gram = batch_size is None and bound.name != "general_loss" and n <= m
+    count = jnp.sum(v > 0).astype(H.dtype)
+    v = v / jnp.sum(v)
+    a, G = (H.T @ (v * y), H.T @ (v[:, None] * H)) if gram else (None, None)
+    sample = _Sample(H, y, v, count, a, G)
+
+    def loss_fn(params, t):
+        theta, log_c = params
+        _, u, kl = _posterior(posterior, theta, prior)
+        stats = _statistics(bound, sample, u, kl, key, t, batch_size)
+        return objective(bound, stats, delta, log_c)
+
+    params = (jnp.zeros(2 * n if posterior == "softmax" else n, H.dtype), jnp.zeros((), H.dtype))
+    (theta, _), trajectory, final = run_optimizer(loss_fn, params, optimizer, max_iter)
+    return (*_posterior(posterior, theta, prior), trajectory, final)
+
+
+# ------------------------------------------------------------------ thin validated boundary
+def _prior(prior: ArrayLike | None, columns: int, dtype) -> jax.Array:
+    """The prior (uniform by default), checked: ``(columns,)``, positive, summing to 1."""
+    prior = jnp.full(columns, 1.0 / columns, dtype) if prior is None else jnp.asarray(prior, dtype)
+    if prior.shape != (columns,):
+        raise ValueError(f"prior must have shape ({columns},), one mass per column of [H, -H]")
+    if is_concrete(prior):
+        p = np.asarray(prior, np.float64)
+        if not (np.all(p > 0) and abs(p.sum() - 1) < 1e-5):
+            raise ValueError("prior must be a distribution with positive masses summing to 1")
+    return prior
+
+
+def _check(H, y, bound: Bound, posterior, delta, max_iter, batch_size, sample_weight) -> None:
+    if posterior not in POSTERIORS:
+        raise ValueError(f"posterior must be one of {POSTERIORS}; got {posterior!r}")
+    check_votes(H)
+    m = jnp.shape(H)[0]
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    check_run(delta, max_iter, batch_size)
+    if bound.name == "cbound_quasi_uniform" and (posterior != "quasi_uniform" or m <= 8):
+        raise ValueError("cbound_quasi_uniform needs posterior='quasi_uniform' and m > 8")
+
+
+def minimize_bound(
+    H: ArrayLike,
+    y: ArrayLike,
+    bound: str | Bound = "pac_bound_2",
+    *,
+    sample_weight: ArrayLike | None = None,
+    posterior: str = "softmax",
+    optimizer: optax.GradientTransformation | None = None,
+    max_iter: int = 1000,
+    tol: ArrayLike = 1e-4,
+    prior: ArrayLike | None = None,
+    delta: ArrayLike = 0.05,
+    key: jax.Array | None = None,
+    batch_size: int | None = None,
+) -> LearnerResult:
+    """Minimize a PAC-Bayes bound over the posterior ``Q`` on ``[H, -H]`` by gradient steps.
+
+    Validates its inputs when they are concrete; traceable, so ``jax.vmap`` over ``delta``,
+    ``prior``, ``key``, ``sample_weight`` or a :class:`~pacbound._src.certify.Bound`'s numbers
+    compiles once, and ``jax.grad`` of ``.info.certified`` with respect to them differentiates
+    through the steps (and the kl-inverse's implicit derivative). One compilation per (bound
+    name, shapes, ``optimizer`` object, ``max_iter``, ``batch_size``): reuse the optimizer
+    object to reuse it.
+
+    Args:
+      H: votes ``(m, n)`` in ``[-1, 1]``, as the user has them (the learner weighs
+        ``[H, -H]``).
+      y: labels in ``{-1, +1}``, ``(m,)``.
+      bound: a name in :data:`pacbound._src.certify.BOUNDS` or a
+      :class:`~pacbound._src.certify.Bound`
+        (:func:`~pacbound._src.certify.catoni_bound`,
+        :func:`~pacbound._src.certify.general_loss_bound`).
+      sample_weight: ``(m,)`` example weights ``>= 0``: the statistics are weighted means and
+        ``m`` counts the examples of positive weight, so a 0/1 mask is exactly that fold
+        (other weights give a weighted objective; the certificate is on the examples of
+        positive weight, each counted once).
+      posterior: ``"softmax"`` or ``"quasi_uniform"`` (module docstring).
+      optimizer: any optax ``GradientTransformation``; default ``optax.adam(0.05)``. Those
+        taking extra arguments (``optax.lbfgs``'s line search) get ``value``, ``grad`` and
+        ``value_fn``.
+      max_iter: the number of optimizer steps (static; all of them run).
+      tol: ``converged`` when the last step changed the bound by at most ``tol`` (relative).
+      prior: ``P`` over the ``2n`` columns of ``[H, -H]``, positive; default uniform. Chosen
+        before seeing the sample.
+      delta: confidence, in ``(0, 1]``.
+      key: PRNG key of the minibatches; default ``jax.random.key(0)``.
+      batch_size: estimate the bound on this many examples per step (drawn with replacement);
+        ``None`` (default) uses the whole sample. The certificate always uses all of it.
+
+    Returns:
+      :class:`~pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
+      the vote's weights on ``H``, ``objective`` the bound at ``q`` (at the optimized ``C``
+      for grid bounds), ``steps = max_iter``, ``info`` a :class:`DirectInfo`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = minimize_bound(H, y, "seeger", max_iter=20)
+      >>> round(float(r.q.sum()), 4), int(r.steps)  # 4 examples: every bound is vacuous
+      (1.0, 20)
+    """
+    dtype = float_dtype(H, y)
+    bound = cast_bound(as_bound(bound), dtype)
+    _check(H, y, bound, posterior, delta, max_iter, batch_size, sample_weight)
+    m, n = jnp.shape(H)
+    given_prior, prior = prior, _prior(prior, 2 * n, dtype)
+    H, y = jnp.asarray(H, dtype), jnp.asarray(y, dtype)
+    v = jnp.ones(m, dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    q, u, kl, trajectory, final = _minimize(
+        bound, H, y, v, prior, jnp.asarray(delta, dtype),
+        jax.random.key(0) if key is None else key, posterior=posterior,
+        optimizer=optimizer or DEFAULT_OPTIMIZER, max_iter=max_iter, batch_size=batch_size,
+    )  # fmt: skip
+    rows = None if sample_weight is None else (v > 0).astype(dtype)
+    cert = certify(q, H, y, bounds=[bound], delta=delta, prior=given_prior, sample_weight=rows)
+    info = DirectInfo(
+        cert.bounds[bound.name], cert.c[bound.name], trajectory, kl,
+        cert.statistics.gibbs_risk, cert.majority_vote_risk,
+    )  # fmt: skip
+    converged = jnp.abs(trajectory[-1] - final) <= tol * jnp.abs(final)
+    return LearnerResult(q, u, final, jnp.asarray(max_iter, jnp.int32), converged, None, info)

@@ -1,0 +1,109 @@
+"""Learners of weighted majority votes, one function per paper algorithm, on one protocol."""
+
+from pacbound._src.learning.column_generation import (
+    ColumnGenerationInfo,
+)
+from pacbound._src.learning.mincq_gap import (
+    MinCqInfo,
+    max_realizable_mu,
+)
+from pacbound._src.learning.protocol import (
+    LearnerResult,
+    LearnerTraits,
+    learner,
+    traits,
+)
+from pacbound._src.solvers import (
+    LEARNERS,
+)
+from pacbound._src.solvers.adaboost import (
+    AdaBoostInfo,
+    adaboost,
+)
+from pacbound._src.solvers.cbboost import (
+    CBBoostInfo,
+    cbboost,
+    gbcbboost,
+    weights_after,
+)
+from pacbound._src.solvers.cgboost import (
+    cgboost,
+)
+from pacbound._src.solvers.cqboost import (
+    cqboost,
+    cqboost_max_mu,
+)
+from pacbound._src.solvers.direct import (
+    DirectInfo,
+    minimize_bound,
+)
+from pacbound._src.solvers.gaussian_mixture import (
+    MixtureInfo,
+    minimize_mixture_bound,
+    mixture_predict,
+)
+from pacbound._src.solvers.kl_coordinate import (
+    KLCoordinateInfo,
+    kl_coordinate_descent,
+    kl_el,
+    kl_ql,
+)
+from pacbound._src.solvers.lpboost import (
+    lpboost,
+)
+from pacbound._src.solvers.mdboost import (
+    mdboost,
+)
+from pacbound._src.solvers.mincq import (
+    mincq,
+    tmincq,
+)
+from pacbound._src.solvers.mincq_path import (
+    mincq_path,
+)
+from pacbound._src.solvers.stochastic import (
+    DirichletInfo,
+    minimize_dirichlet_bound,
+)
+from pacbound._src.solvers.vebboost import (
+    VEBBoostInfo,
+    vebboost,
+)
+
+__all__ = [
+    "LEARNERS",
+    "AdaBoostInfo",
+    "CBBoostInfo",
+    "ColumnGenerationInfo",
+    "DirectInfo",
+    "DirichletInfo",
+    "KLCoordinateInfo",
+    "LearnerResult",
+    "LearnerTraits",
+    "MinCqInfo",
+    "MixtureInfo",
+    "VEBBoostInfo",
+    "adaboost",
+    "cbboost",
+    "cgboost",
+    "cqboost",
+    "cqboost_max_mu",
+    "gbcbboost",
+    "kl_coordinate_descent",
+    "kl_el",
+    "kl_ql",
+    "learner",
+    "lpboost",
+    "max_realizable_mu",
+    "mdboost",
+    "mincq",
+    "mincq_path",
+    "minimize_bound",
+    "minimize_dirichlet_bound",
+    "minimize_mixture_bound",
+    "mixture_predict",
+    "tmincq",
+    "traits",
+    "vebboost",
+    "weights_after",
+]
