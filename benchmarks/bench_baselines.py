@@ -12,7 +12,7 @@ feature (:func:`pacbound.voters.fit_stumps`, 300 stumps; ``[H, -H]`` for the boo
 * VEB-Boost (``lambda = 0.5``) and AdaBoost run ``--rounds`` rounds over ``[H, -H]``, against
   the NumPy references and scikit-learn's ``AdaBoostClassifier`` with depth-1 trees on the
   300 stump columns (the same voters; trees choose by Gini impurity, not weighted error).
-* AdaBoost over every threshold (matrix-free :func:`adaboost_stumps`) against scikit-learn
+* AdaBoost over every threshold (matrix-free :func:`adaboost`) against scikit-learn
   on the raw features (the same split points).
 
 Times: compilation (first call minus a steady call) reported apart; steady times are medians
@@ -40,7 +40,7 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
-from pacbound._src.solvers.adaboost import adaboost, adaboost_stumps
+from pacbound._src.solvers.adaboost import adaboost
 from pacbound._src.solvers.kl_coordinate import kl_coordinate_descent, pair_order
 from pacbound._src.solvers.vebboost import vebboost
 from pacbound.margins import majority_vote_risk
@@ -194,8 +194,8 @@ def _adaboost_rows(d, args) -> list[list]:
     note = "depth-1 trees on the stump columns (Gini)"
     rows.append(_sklearn_row(name, d["H"], d["y"], d["Ht"], d["yt"], rounds, note))
     name, search = "AdaBoost, all thresholds", voters.stump_search(d["X"])
-    res, comp, t = timed(args.repeats, lambda: adaboost_stumps(search, d["y"], rounds))
-    risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res.stumps, res.weights, X)) <= 0))
+    res, comp, t = timed(args.repeats, lambda: adaboost(search, d["y"], rounds))
+    risks = tuple(float(np.mean(y * np.asarray(stumps_vote(res.voters, res.weights, X)) <= 0))
                   for X, y in ((d["X"], d["y"]), (d["Xt"], d["yt"])))  # fmt: skip
     done = int(res.steps)
     rows.append(_row(name, "pacbound matrix-free", t, done, float(res.info.losses[-1]), risks, "",

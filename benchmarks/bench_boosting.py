@@ -8,7 +8,7 @@ Three problems, ``T = --rounds`` rounds each (default 100, the initial voter inc
   first 5 000 examples train (m = 5 000, 100 x 10 stumps and their complements: n = 2 000),
   the last 1 250 test.
 * ``magic``: m = 19 020, 10 features, every threshold of every feature and both signs
-  (~380 000 stumps), matrix-free (``cbboost_stumps``, ``gbcbboost_stumps``); needs the shared data
+  (~380 000 stumps), matrix-free (``cbboost``, ``gbcbboost``); needs the shared data
   (``PACBOUND_DATA``, default ``../shared/data``) and is skipped with a message without it.
 
 wdbc and magic train on the whole set (the m asked for), so their test risk is a 5-fold
@@ -49,7 +49,7 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import datasets, voters
-from pacbound._src.solvers.cbboost import cbboost, cbboost_stumps, gbcbboost, gbcbboost_stumps
+from pacbound._src.solvers.cbboost import cbboost, gbcbboost
 from pacbound.voters import stumps_vote
 
 os.environ.setdefault("PACBOUND_DATA", str(Path(__file__).resolve().parents[2] / "shared/data"))
@@ -291,8 +291,8 @@ def bench_magic(rounds, repeats) -> list[dict]:
     n, masks, limit = 2 * int(valid.sum()), kfold_masks(m), (read_seconds(X), X.nbytes)
     rows = []
     for label, learner in (
-        ("pacbound matrix-free", cbboost_stumps),
-        ("pacbound GB matrix-free", gbcbboost_stumps),
+        ("pacbound matrix-free", cbboost),
+        ("pacbound GB matrix-free", gbcbboost),
     ):
 
         def fit(T, w=None, learner=learner):
@@ -301,7 +301,7 @@ def bench_magic(rounds, repeats) -> list[dict]:
         total, rnd = per_round(fit, rounds, repeats)
         folds = jax.vmap(lambda w, f=fit: f(rounds, w))(masks)
         risk = held_out_risk(
-            masks, y, jax.vmap(lambda r: stumps_vote(r.stumps, r.weights, X))(folds)
+            masks, y, jax.vmap(lambda r: stumps_vote(r.voters, r.weights, X))(folds)
         )
         cb = float(fit(rounds).objective)
         rows.append(row("magic", label, m, n, total, cb, risk, rnd, limit, build))

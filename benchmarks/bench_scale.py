@@ -15,7 +15,7 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
 * memory: the codes vs the exact search's cache; the temporaries of one compiled round
   (XLA's ``memory_analysis().temp_size_in_bytes``); the host peak of binning and of the exact
   preparation (``tracemalloc``, which sees NumPy's allocations, not XLA's buffers);
-* learners: ``cbboost_stumps`` and ``adaboost_stumps`` (100 rounds; the exact search's 10 at
+* learners: ``cbboost`` and ``adaboost`` (100 rounds; the exact search's 10 at
   m = 10^7, where its round takes seconds) on either search: compile
   time (first call minus a later one), time a round (a later call / 100), XLA's planned peak
   (arguments + temporaries + outputs of the whole compiled learner) over the codes' bytes;
@@ -163,7 +163,7 @@ def sklearn_round(X, y, row: dict) -> None:
     _record(row, "hgb_round", [(t - u) / (ROUNDS - 1) for t, u in zip(many, one)])
 
 
-LEARNERS = {"cbboost": solvers.cbboost_stumps, "adaboost": solvers.adaboost_stumps}
+LEARNERS = {"cbboost": solvers.cbboost, "adaboost": solvers.adaboost}
 
 
 def _program_bytes(fn, *args) -> dict:
@@ -195,7 +195,7 @@ def _margins(result, X, y) -> np.ndarray:
     of ``X`` at once, 8 GB at m = 10^7 and 100 rounds."""
     blocks = [(X[i : i + CHUNK], y[i : i + CHUNK]) for i in range(0, len(y), CHUNK)]
     return np.concatenate(
-        [np.asarray(_block_margins(result.stumps, result.weights, *b)) for b in blocks]
+        [np.asarray(_block_margins(result.voters, result.weights, *b)) for b in blocks]
     )
 
 
@@ -479,8 +479,8 @@ for name, learner in LEARNERS.items():
     start = time.perf_counter()
     jax.block_until_ready(learner(sharded, ys, ROUNDS, sample_weight=ws))
     out[name] = {"max_abs_q_difference": float(np.max(np.abs(np.asarray(one.q - eight.q)))),
-                 "same_stumps": bool(np.array_equal(one.stumps.thresholds,
-                                                    eight.stumps.thresholds)),
+                 "same_stumps": bool(np.array_equal(one.voters.thresholds,
+                                                    eight.voters.thresholds)),
                  "round_s": (time.perf_counter() - start) / ROUNDS}
 print(json.dumps(out))
 """

@@ -19,9 +19,6 @@ from pacbound._src.bounds.second_order.bennett import (
     ccpbb,
     pac_bayes_bennett,
 )
-from pacbound._src.bounds.second_order.common import (
-    chebyshev_cantelli,
-)
 from pacbound._src.bounds.second_order.germain import (
     pac_bound_1_prime,
     pac_bound_2_prime,
@@ -32,11 +29,9 @@ from pacbound._src.bounds.second_order.split_kl import (
 )
 from pacbound._src.bounds.second_order.tandem import (
     cctnd,
-    cctnd_optimal,
     dis,
     tnd_kl,
     tnd_lambda,
-    tnd_optimal_lambda,
 )
 from pacbound._src.bounds.test_set import (
     binomial_tail_inversion,
@@ -50,8 +45,6 @@ __all__ = [
     "cbound_roy2016",
     "ccpbb",
     "cctnd",
-    "cctnd_optimal",
-    "chebyshev_cantelli",
     "dis",
     "empirical_bernstein",
     "exponential_loss_constants",
@@ -70,6 +63,5 @@ __all__ = [
     "split_kl_mu_tandem",
     "tnd_kl",
     "tnd_lambda",
-    "tnd_optimal_lambda",
     "xi",
 ]

@@ -8,13 +8,11 @@ from pacbound._src.certify import (
     Bound,
     BoundSpec,
     Certificate,
-    VoteStatistics,
     catoni_bound,
     certify,
     certify_margins,
     general_loss_bound,
     register_bound,
-    vote_statistics,
 )
 from pacbound._src.stochastic_votes import (
     certify_dirichlet,
@@ -28,12 +26,10 @@ __all__ = [
     "Bound",
     "BoundSpec",
     "Certificate",
-    "VoteStatistics",
     "catoni_bound",
     "certify",
     "certify_dirichlet",
     "certify_margins",
     "general_loss_bound",
     "register_bound",
-    "vote_statistics",
 ]

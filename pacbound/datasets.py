@@ -11,19 +11,13 @@ from pacbound._src.datasets.loaders import (
     stratified_split,
     train_test_split,
 )
-from pacbound._src.datasets.registry import (
-    REGISTRY,
-    RegistryEntry,
-)
 from pacbound._src.datasets.tabular import (
     Dataset,
     load_file,
 )
 
 __all__ = [
-    "REGISTRY",
     "Dataset",
-    "RegistryEntry",
     "Split",
     "binarize_labels",
     "load",

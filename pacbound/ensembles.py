@@ -11,11 +11,8 @@ from pacbound._src.ensemble_bounds import (
 )
 from pacbound._src.loss_statistics import (
     LossStatistics,
-    disagreement_matrix,
     error_matrix,
     loss_statistics,
-    mu_tandem_risk,
-    tandem_risk,
 )
 from pacbound._src.second_order_minimize import (
     MinimizeResult,
@@ -33,15 +30,12 @@ __all__ = [
     "MinimizeResult",
     "cctnd_alternating",
     "certify_ensemble",
-    "disagreement_matrix",
     "ensemble_report",
     "ensemble_statistics",
     "error_matrix",
     "loss_statistics",
     "minimize_bound",
     "minimize_over_mu",
-    "mu_tandem_risk",
     "optimize_posterior",
-    "tandem_risk",
     "tnd_alternating",
 ]

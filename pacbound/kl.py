@@ -5,25 +5,21 @@ from pacbound._src.dirichlet import (
 )
 from pacbound._src.kl import (
     binary_kl,
-    binary_kl_interval,
     gaussian_mixture_kl_bound,
     kl_divergence,
     kl_inv_lower,
     kl_inv_upper,
-    kl_inv_upper_interval,
     quasi_uniform_kl,
     trinomial_kl,
 )
 
 __all__ = [
     "binary_kl",
-    "binary_kl_interval",
     "dirichlet_kl",
     "gaussian_mixture_kl_bound",
     "kl_divergence",
     "kl_inv_lower",
     "kl_inv_upper",
-    "kl_inv_upper_interval",
     "quasi_uniform_kl",
     "trinomial_kl",
 ]

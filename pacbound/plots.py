@@ -5,8 +5,6 @@ from pacbound._src.apps.plots import (
     plot_compare,
     plot_risk_vs_mu,
     plot_rounds,
-    prefix_risks,
-    save,
 )
 
 __all__ = [
@@ -14,6 +12,4 @@ __all__ = [
     "plot_compare",
     "plot_risk_vs_mu",
     "plot_rounds",
-    "prefix_risks",
-    "save",
 ]

@@ -2,19 +2,27 @@
 
 from pacbound._src.learning.column_generation import (
     ColumnGenerationInfo,
+    ColumnGenerationSpec,
+)
+from pacbound._src.learning.column_generation_loop import (
+    MasterSolution,
+    RestrictedMaster,
 )
 from pacbound._src.learning.mincq_gap import (
     MinCqInfo,
     max_realizable_mu,
 )
-from pacbound._src.learning.protocol import (
+from pacbound._src.protocol import (
+    Family,
     LearnerResult,
     LearnerTraits,
+    Status,
     learner,
     traits,
 )
 from pacbound._src.solvers import (
     LEARNERS,
+    mincq_path,
 )
 from pacbound._src.solvers.adaboost import (
     AdaBoostInfo,
@@ -58,9 +66,6 @@ from pacbound._src.solvers.mincq import (
     mincq,
     tmincq,
 )
-from pacbound._src.solvers.mincq_path import (
-    mincq_path,
-)
 from pacbound._src.solvers.stochastic import (
     DirichletInfo,
     minimize_dirichlet_bound,
@@ -75,13 +80,18 @@ __all__ = [
     "AdaBoostInfo",
     "CBBoostInfo",
     "ColumnGenerationInfo",
+    "ColumnGenerationSpec",
     "DirectInfo",
     "DirichletInfo",
+    "Family",
     "KLCoordinateInfo",
     "LearnerResult",
     "LearnerTraits",
+    "MasterSolution",
     "MinCqInfo",
     "MixtureInfo",
+    "RestrictedMaster",
+    "Status",
     "VEBBoostInfo",
     "adaboost",
     "cbboost",

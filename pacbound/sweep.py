@@ -3,7 +3,6 @@
 from pacbound._src.sweep.cells import (
     stratified_folds,
     stump_voters,
-    zero_one_risk,
 )
 from pacbound._src.sweep.runs import (
     BoundSelection,
@@ -29,5 +28,4 @@ __all__ = [
     "shard_examples",
     "stratified_folds",
     "stump_voters",
-    "zero_one_risk",
 ]

@@ -19,8 +19,10 @@ from pacbound._src.voters.normalization import (
     fit_tanh_normalization,
     tanh_normalize,
 )
+from pacbound._src.voters.protocol import (
+    Voters,
+)
 from pacbound._src.voters.rbf import (
-    median_pairwise_distance,
     rbf_votes,
     signed_rbf_votes,
 )
@@ -38,13 +40,13 @@ __all__ = [
     "StumpSearch",
     "Stumps",
     "TanhNormalization",
+    "Voters",
     "best_stump",
     "bin_features",
     "ensemble_voters",
     "fit_stumps",
     "fit_tanh_normalization",
     "histogram_search",
-    "median_pairwise_distance",
     "rbf_votes",
     "self_complemented",
     "signed_rbf_votes",

@@ -4,7 +4,7 @@ scikit-learn's ``AdaBoostClassifier`` (SAMME) is compared round by round in two 
 
 * its boosting loop driving a weak learner that returns the least-weighted-error column of
   ``[H, -H]`` (the weak learner of AdaBoost), on data where nothing ties;
-* its stock ``DecisionTreeClassifier(max_depth=1)`` against :func:`adaboost_stumps` (same
+* its stock ``DecisionTreeClassifier(max_depth=1)`` against :func:`adaboost` (same
   split points: midpoints of consecutive distinct values). A tree picks the split of least
   *Gini impurity*, not of least weighted error, so the two coincide only on some data; the
   fixed data set below (features with three values) is one where they do for every round.
@@ -20,7 +20,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from pacbound import voters
 from pacbound._src.learning.candidates import split_index
-from pacbound._src.solvers.adaboost import adaboost, adaboost_stumps, truncate_adaboost
+from pacbound._src.solvers.adaboost import adaboost, truncate_adaboost
 from pacbound.voters import stumps_vote
 from tests.reference.boosting_numpy import adaboost_reference
 from tests.test_cbboost import check_jit_vmap, check_prefixes, fold_masks, materialized_stumps
@@ -101,19 +101,19 @@ def test_stock_sklearn_stumps_on_three_valued_features():
     X = rng.integers(0, 3, size=(40, 3)).astype(float)
     y = np.where(X[:, 0] + X[:, 1] + rng.normal(0, 1.0, 40) > 2, 1.0, -1.0)
     rounds, search = 12, voters.stump_search(X)
-    res = adaboost_stumps(search, y, rounds)
+    res = adaboost(search, y, rounds)
     signs = stump_signs(search, res)
     tree = DecisionTreeClassifier(max_depth=1)
     clf = AdaBoostClassifier(tree, n_estimators=rounds, random_state=0).fit(X, y)
     assert len(clf.estimators_) == rounds
     for t, est in enumerate(clf.estimators_):  # slot t holds round t's stump
-        assert est.tree_.feature[0] == int(res.stumps.features[t])
-        assert est.tree_.threshold[0] == pytest.approx(float(res.stumps.thresholds[t]))
-        h = np.where(X[:, est.tree_.feature[0]] > float(res.stumps.thresholds[t]), 1.0, -1.0)
+        assert est.tree_.feature[0] == int(res.voters.features[t])
+        assert est.tree_.threshold[0] == pytest.approx(float(res.voters.thresholds[t]))
+        h = np.where(X[:, est.tree_.feature[0]] > float(res.voters.thresholds[t]), 1.0, -1.0)
         np.testing.assert_array_equal(est.predict(X), signs[t] * h)
     np.testing.assert_allclose(2 * res.info.alphas, clf.estimator_weights_, rtol=1e-10)
     np.testing.assert_allclose(
-        2 * stumps_vote(res.stumps, res.weights, X), clf.decision_function(X), rtol=1e-10
+        2 * stumps_vote(res.voters, res.weights, X), clf.decision_function(X), rtol=1e-10
     )
 
 
@@ -121,7 +121,7 @@ def test_stumps_equal_dense_over_all_thresholds():
     X = np.random.default_rng(3).normal(size=(30, 3))
     y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)
     search, H_all, index = materialized_stumps(X)
-    dense, res = adaboost(H_all, y, T), adaboost_stumps(search, y, T)
+    dense, res = adaboost(H_all, y, T), adaboost(search, y, T)
     np.testing.assert_array_equal(res.info.selected, index[np.asarray(dense.info.selected)])
     np.testing.assert_allclose(res.info.alphas, dense.info.alphas, rtol=1e-12)
     np.testing.assert_allclose(res.info.losses, dense.info.losses, rtol=1e-12)
@@ -129,14 +129,14 @@ def test_stumps_equal_dense_over_all_thresholds():
     for t in (T, 6):
         a, b = truncate_adaboost(res, t), truncate_adaboost(dense, t)
         np.testing.assert_allclose(
-            stumps_vote(a.stumps, a.weights, X), H_all @ b.weights, rtol=1e-12, atol=1e-15
+            stumps_vote(a.voters, a.weights, X), H_all @ b.weights, rtol=1e-12, atol=1e-15
         )
 
 
 def test_reselected_stumps_are_merged_on_their_first_slot():
     X = np.random.default_rng(3).normal(size=(30, 3))
     y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)
-    res = adaboost_stumps(voters.stump_search(X), y, T)
+    res = adaboost(voters.stump_search(X), y, T)
     sel, slots = np.asarray(res.info.selected), np.asarray(res.info.slots)
     first = {s: i for i, s in reversed(list(enumerate(sel)))}
     assert len(first) < T // 2  # AdaBoost comes back to its stumps
@@ -155,7 +155,7 @@ def test_prefixes_are_runs_of_fewer_rounds():
     X = np.random.default_rng(3).normal(size=(30, 3))
     y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)
     search = voters.stump_search(X)
-    check_prefixes(adaboost_stumps, lambda t: adaboost_stumps(search, y, t), T, (4, 11))
+    check_prefixes(adaboost, lambda t: adaboost(search, y, t), T, (4, 11))
 
 
 def test_perfect_and_useless_learners_follow_sklearn():
@@ -237,8 +237,8 @@ def test_jit_vmap_over_fold_masks_equal_single_runs(dtype, no_compilation):
 
 
 # the rounds' loop of the dense learner above, priced over the stumps: test_protocol checks
-# jit == vmap == no-jit over fold masks for cbboost_stumps, which reads the stumps through the
-# same rounds' loop, and for adaboost_stumps in its thorough tier (thorough)
+# jit == vmap == no-jit over fold masks for cbboost, which reads the stumps through the
+# same rounds' loop, and for adaboost in its thorough tier (thorough)
 @pytest.mark.thorough
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matrix_free_jit_vmap_over_fold_masks_equal_single_runs(dtype, no_compilation):
@@ -246,7 +246,7 @@ def test_matrix_free_jit_vmap_over_fold_masks_equal_single_runs(dtype, no_compil
     X = np.random.default_rng(3).normal(size=(30, 3)).astype(dtype)
     ys = np.where(X[:, 0] - X[:, 2] > 0, 1.0, -1.0).astype(dtype)
     search = voters.stump_search(X)
-    fit = lambda v: adaboost_stumps(search, ys, 8, sample_weight=v)  # noqa: E731
+    fit = lambda v: adaboost(search, ys, 8, sample_weight=v)  # noqa: E731
     check_jit_vmap(fit, fold_masks(30).astype(dtype), rtol)
     with no_compilation():  # new example weights compile nothing
         fit(np.ones(30, dtype))
@@ -259,10 +259,10 @@ def test_stumps_sample_weight_repeats_examples():
     X = np.random.default_rng(3).normal(size=(30, 3))
     y = np.where(X[:, 0] - X[:, 2] + np.random.default_rng(4).normal(0, 0.7, 30) > 0, 1.0, -1.0)
     v, rep = _weights(y, low=1)  # no zero: the repeated sample has the same thresholds
-    res = adaboost_stumps(voters.stump_search(X), y, T, sample_weight=v)
-    ref = adaboost_stumps(voters.stump_search(X[rep]), y[rep], T)
-    np.testing.assert_array_equal(res.stumps.features, ref.stumps.features)
-    np.testing.assert_array_equal(res.stumps.thresholds, ref.stumps.thresholds)
+    res = adaboost(voters.stump_search(X), y, T, sample_weight=v)
+    ref = adaboost(voters.stump_search(X[rep]), y[rep], T)
+    np.testing.assert_array_equal(res.voters.features, ref.voters.features)
+    np.testing.assert_array_equal(res.voters.thresholds, ref.voters.thresholds)
     np.testing.assert_allclose(res.info.alphas, ref.info.alphas, rtol=1e-12)
     np.testing.assert_allclose(res.info.losses, ref.info.losses, rtol=1e-12)
     np.testing.assert_allclose(res.q, ref.q, rtol=1e-12)
@@ -291,4 +291,4 @@ def test_sample_weight_validation(weight):
         adaboost(np.ones((4, 2)), np.array([1.0, -1, 1, -1]), 3, sample_weight=weight)
     search = voters.stump_search(np.arange(4.0)[:, None])
     with pytest.raises(ValueError, match="sample_weight"):
-        adaboost_stumps(search, np.array([1.0, -1, 1, -1]), 3, sample_weight=weight)
+        adaboost(search, np.array([1.0, -1, 1, -1]), 3, sample_weight=weight)

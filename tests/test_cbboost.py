@@ -20,22 +20,15 @@ from scipy.optimize import minimize_scalar
 from pacbound import voters
 from pacbound._src.learning.boosting import best_signed
 from pacbound._src.learning.candidates import stump_posterior
-from pacbound._src.learning.protocol import traits
-from pacbound._src.solvers.cbboost import (
-    cbboost,
-    cbboost_stumps,
-    gbcbboost,
-    gbcbboost_stumps,
-    one_direction_step,
-    truncate_cbboost,
-)
+from pacbound._src.protocol import traits
+from pacbound._src.solvers.cbboost import cbboost, gbcbboost, one_direction_step, truncate_cbboost
 from pacbound.cbound import empirical_cbound
 from pacbound.margins import majority_vote_risk
 from pacbound.voters import stumps_vote
 from tests.reference.cbboost_numpy import cbboost_reference, gbcbboost_reference
 
 T = 15
-LEARNERS = {False: (cbboost, cbboost_stumps), True: (gbcbboost, gbcbboost_stumps)}
+LEARNERS = {False: (cbboost, cbboost), True: (gbcbboost, gbcbboost)}
 
 
 def _votes(seed, m=60, n=20, real_valued=False):
@@ -94,8 +87,8 @@ def check_result(result):
     eps = np.finfo(result.q.dtype).eps  # XLA may fuse the difference with the normalization
     np.testing.assert_allclose(result.weights, result.q[:n] - result.q[n:], rtol=0, atol=2 * eps)
     assert result.steps == np.sum(np.asarray(result.info.selected) >= 0)
-    if result.stumps is not None:
-        assert result.stumps.features.shape == (n,) and int(result.info.n_candidates) > 0
+    if result.voters is not None:
+        assert result.voters.features.shape == (n,) and int(result.info.n_candidates) > 0
 
 
 def check_prefixes(learner, call, n_rounds, rounds, rtol=1e-12):
@@ -121,13 +114,13 @@ def check_prefixes(learner, call, n_rounds, rounds, rtol=1e-12):
                 assert_trees_close(kept[: value.shape[0]], value, rtol=rtol)
         assert np.all(np.asarray(cut.info.selected)[t:] == -1)
         assert np.all(np.asarray(cut.info.alphas)[t:] == 0)
-        if full.stumps is None:
+        if full.voters is None:
             np.testing.assert_allclose(cut.q, short.q, rtol=rtol, atol=1e-15)
             continue
         on_slots = np.concatenate([np.arange(t), n_rounds + np.arange(t)])
         np.testing.assert_allclose(cut.q[on_slots], short.q, rtol=rtol, atol=1e-15)
         assert np.all(np.delete(np.asarray(cut.q), on_slots) == 0)
-        assert_trees_close(jax.tree.map(lambda a, t=t: a[:t], cut.stumps), short.stumps)
+        assert_trees_close(jax.tree.map(lambda a, t=t: a[:t], cut.voters), short.voters)
 
 
 def check_jit_vmap(fit, masks, rtol):
@@ -329,7 +322,7 @@ def test_matrix_free_equals_materialized_stumps(gradient):
     assert traits(free_learner).matrix_free and not traits(dense_learner).matrix_free
     for t in (12, 5, 1):
         a, b = truncate_cbboost(free, t), truncate_cbboost(dense, t)
-        np.testing.assert_allclose(stumps_vote(a.stumps, a.weights, X), H @ b.weights, atol=1e-12)
+        np.testing.assert_allclose(stumps_vote(a.voters, a.weights, X), H @ b.weights, atol=1e-12)
         np.testing.assert_allclose(a.objective, b.objective, atol=1e-10)
 
 
@@ -349,7 +342,7 @@ def test_prefixes_are_runs_of_fewer_rounds(gradient):
 
 def test_reselected_stump_is_merged_on_its_first_slot():
     _, y, search, *_ = _stump_problem()
-    free = cbboost_stumps(search, y, 20)
+    free = cbboost(search, y, 20)
     sel = np.asarray(free.info.selected)
     first = {s: i for i, s in reversed(list(enumerate(sel)))}
     assert len(first) < len(sel)  # some stump was chosen in several rounds
@@ -360,7 +353,7 @@ def test_reselected_stump_is_merged_on_its_first_slot():
     alphas = np.asarray(free.info.alphas)
     np.testing.assert_allclose(np.bincount(slots, alphas, 40) / alphas.sum(), free.q, rtol=1e-12)
     stumps, q = stump_posterior(search, free.info.selected, free.info.alphas)
-    assert_trees_close((stumps, q), (free.stumps, free.q), rtol=1e-15)
+    assert_trees_close((stumps, q), (free.voters, free.q), rtol=1e-15)
 
 
 # float64: test_protocol checks jit == vmap == no-jit over fold masks for every learner, and
@@ -377,7 +370,7 @@ def test_jit_vmap_over_folds_and_dtypes(dtype):
 
 
 # the rounds' loop of the dense learners above, priced over the stumps: test_protocol checks
-# jit == vmap == no-jit over fold masks in float64 for cbboost_stumps, and for the other
+# jit == vmap == no-jit over fold masks in float64 for cbboost, and for the other
 # three in its thorough tier (thorough)
 @pytest.mark.thorough
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -385,7 +378,7 @@ def test_matrix_free_jit_vmap_over_folds_and_dtypes(dtype):
     rtol = 1e-10 if dtype == np.float64 else 1e-4
     _, ys, search, *_ = _stump_problem()
     search = jax.tree.map(lambda a: a.astype(dtype) if a.dtype.kind == "f" else a, search)
-    fit = lambda w: gbcbboost_stumps(search, ys.astype(dtype), 6, sample_weight=w)  # noqa: E731
+    fit = lambda w: gbcbboost(search, ys.astype(dtype), 6, sample_weight=w)  # noqa: E731
     check_jit_vmap(fit, fold_masks(50).astype(dtype), rtol)
     assert fit(np.ones(50, dtype)).q.dtype == dtype
 
@@ -444,6 +437,6 @@ def test_validation_of_weights_tol_and_stump_labels():
         gbcbboost(np.ones((4, 3)), Y4, 2, tol=-1.0)
     search = voters.stump_search(np.arange(8.0)[:, None])
     with pytest.raises(ValueError, match="shape"):
-        cbboost_stumps(search, Y4, 2)
+        cbboost(search, Y4, 2)
     with pytest.raises(ValueError, match="n_rounds"):
-        gbcbboost_stumps(search, np.tile(Y4, 2), 0)
+        gbcbboost(search, np.tile(Y4, 2), 0)

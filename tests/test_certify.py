@@ -240,7 +240,7 @@ def test_a_fold_mask_equals_slicing_and_other_weights_are_refused():
 
 
 def test_matrix_free_prior_is_uniform_over_every_candidate_and_complement():
-    from pacbound._src.learning.protocol import LearnerResult
+    from pacbound._src.protocol import LearnerResult
     from pacbound.voters import Stumps, votes
 
     rng = np.random.default_rng(5)

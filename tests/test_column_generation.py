@@ -13,9 +13,9 @@ from scipy.optimize import linprog
 from pacbound import solvers
 from pacbound._src.learning.candidates import dense_candidates, search_candidates
 from pacbound._src.learning.column_generation_loop import complemented_edges, complemented_votes
-from pacbound._src.learning.protocol import traits
 from pacbound._src.optimization.interior_point import solve_soft_margin
 from pacbound._src.optimization.simplex_qp import project_simplex_halfspace, solve_simplex_qp
+from pacbound._src.protocol import traits
 from pacbound._src.solvers.cgboost import cgboost
 from pacbound._src.solvers.cqboost import cqboost
 from pacbound._src.solvers.lpboost import lpboost
@@ -202,9 +202,9 @@ def test_boundary_checks():
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         lpboost(2 * S, y, 1.0)
     with pytest.raises(ValueError, match="search"):
-        solvers.lpboost_stumps(S, y, 1.0)
+        solvers.lpboost(S, y, 1.0)
     with pytest.raises(ValueError, match="y must have shape"):
-        solvers.cgboost_stumps(stump_search(X), y[:-1], 1.0)
+        solvers.cgboost(stump_search(X), y[:-1], 1.0)
 
 
 def test_highs_reference_agrees_with_its_own_dual():

@@ -18,10 +18,10 @@ import pytest
 
 from pacbound import voters
 from pacbound._src.learning.candidates import split_index
-from pacbound._src.solvers.cgboost import cgboost, cgboost_stumps
-from pacbound._src.solvers.cqboost import cqboost, cqboost_max_mu, cqboost_stumps
-from pacbound._src.solvers.lpboost import lpboost, lpboost_stumps
-from pacbound._src.solvers.mdboost import mdboost, mdboost_stumps
+from pacbound._src.solvers.cgboost import cgboost
+from pacbound._src.solvers.cqboost import cqboost, cqboost_max_mu
+from pacbound._src.solvers.lpboost import lpboost
+from pacbound._src.solvers.mdboost import mdboost
 from pacbound.margins import margin_moments
 from pacbound.voters import stump_search
 from tests.reference import column_generation_cvxopt as ref
@@ -116,14 +116,14 @@ class Case(NamedTuple):
 
 
 CASES = {
-    "cqboost": Case(cqboost, cqboost_stumps, ref.cqboost_qp, (0.2, 0.35), 0.3, _check_cqboost,
+    "cqboost": Case(cqboost, cqboost, ref.cqboost_qp, (0.2, 0.35), 0.3, _check_cqboost,
                     True, lambda X, y, s: (X, y, 0.9 * float(cqboost_max_mu(s, y)), 60)),
-    "mdboost": Case(mdboost, mdboost_stumps, ref.mdboost_qp, (1.0, 30.0), 10.0, _check_mdboost,
+    "mdboost": Case(mdboost, mdboost, ref.mdboost_qp, (1.0, 30.0), 10.0, _check_mdboost,
                     True, lambda X, y, s: (X, y, 10.0, 60)),
-    "lpboost": Case(lpboost, lpboost_stumps, ref.lpboost_lp, (0.05, 1.0), 0.5, _check_lpboost,
+    "lpboost": Case(lpboost, lpboost, ref.lpboost_lp, (0.05, 1.0), 0.5, _check_lpboost,
                     False, lambda X, y, s: (X, y, 1.0, 60)),
     # CG-Boost's L2 optimum is dense (half the stumps): a smaller sample, 2 features
-    "cgboost": Case(cgboost, cgboost_stumps, ref.cgboost_qp, (0.01, 0.3), 0.1, _check_cgboost,
+    "cgboost": Case(cgboost, cgboost, ref.cgboost_qp, (0.01, 0.3), 0.1, _check_cgboost,
                     True, lambda X, y, s: (X[:40, :2], y[:40], 0.01, 90)),
 }  # fmt: skip
 VALUES = [(name, v) for name, case in CASES.items() for v in case.values]
@@ -173,7 +173,7 @@ def test_matches_reference_restricted_and_full(problem, solved, name, value):
     others = np.setdiff1d(np.arange(H.shape[1]), cols)
     assert ref.max_violation(H[:, others], y, r.info.alpha, float(r.info.nu)) <= 1e-6
     assert float(r.info.max_violation) <= 1e-6
-    assert r.stumps is None and r.info.n_candidates is None
+    assert r.voters is None and r.info.n_candidates is None
     case.check(H, y, value, r, full)
 
 
@@ -268,7 +268,7 @@ def _stump_columns(search, selected, m):
 @pytest.mark.parametrize("name", _one_per_master(default={"cqboost", "cgboost"}))
 def test_matrix_free_stumps_equal_all_materialized_stumps(problem, name):
     case = CASES[name]
-    X, y, value, max_iter = case.stumps(problem[0], problem[1], stump_search(problem[0]))
+    X, y, value, max_iter = case.voters(problem[0], problem[1], stump_search(problem[0]))
     H_all = ref.all_stumps(X)
     valid = ~np.isnan(H_all).any(axis=0)
     search = stump_search(X)
@@ -282,13 +282,13 @@ def test_matrix_free_stumps_equal_all_materialized_stumps(problem, name):
     sel = _stump_columns(search, np.asarray(r.info.selected)[:n], len(y))
     assert not np.isnan(H_all[:, sel]).any()
     program = np.asarray(r.info.program_weights)[:n]
-    vote = np.asarray(voters.votes(r.stumps, X, dtype=jnp.float64) @ r.weights)
+    vote = np.asarray(voters.votes(r.voters, X, dtype=jnp.float64) @ r.weights)
     np.testing.assert_allclose(vote, H_all[:, sel] @ program / program.sum(), atol=1e-12)
     np.testing.assert_allclose(float(jnp.sum(r.q)), 1, rtol=1e-12)
     # every voter (stump, side) is listed once with mass
     q, T = np.asarray(r.q), max_iter
     listed = [(f, t, side) for side, mass in ((1, q[:T]), (-1, q[T:]))
-              for f, t, w in zip(np.asarray(r.stumps.features), np.asarray(r.stumps.thresholds),
+              for f, t, w in zip(np.asarray(r.voters.features), np.asarray(r.voters.thresholds),
                                  mass) if w > 0]  # fmt: skip
     assert len(listed) == len(set(listed)) == int((program > 0).sum())
     others = np.setdiff1d(np.flatnonzero(valid), sel)

@@ -127,7 +127,7 @@ def test_candidate_votes_and_stumps_agree_with_voters_votes():
     X[:4, 3] = [1e-45, -1e-45, -0.0, 2e-38]  # subnormals compare as zeros in XLA
     search = hs.histogram_search(X, BINS)
     index = np.arange(D * (BINS - 1))
-    stumps = search.candidate_stumps(index)
+    stumps = search.candidate_voters(index)
     assert stumps.features.dtype == jnp.int32
     np.testing.assert_array_equal(stumps.features, index // (BINS - 1))
     H = np.asarray(V.votes(stumps, X, dtype=jnp.float32))

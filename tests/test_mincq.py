@@ -88,7 +88,7 @@ def check_solution(H, y, mu, result, reference_objective, rtol=1e-6):
     np.testing.assert_allclose(mu2, result.info.second_moment, rtol=1e-10)
     np.testing.assert_allclose(empirical_cbound(self_complemented(H), y, q), cbound(mu, mu2))
     # the protocol's fields: signed vote weights of the same vote, Program 1's objective
-    assert result.stumps is None and result.steps.dtype == jnp.int32
+    assert result.voters is None and result.steps.dtype == jnp.int32
     np.testing.assert_array_equal(result.weights, q[:n] - q[n:])
     np.testing.assert_allclose(H @ np.asarray(result.weights), self_complemented(H) @ q, atol=1e-14)
     c0 = np.sum(H.T @ H / m) / n**2

@@ -10,7 +10,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from pacbound._src.learning.mincq_gap import mincq_problem
-from pacbound._src.learning.protocol import traits
+from pacbound._src.protocol import traits
 from pacbound._src.solvers.mincq_path import mincq_path, solve_mincq_path
 from pacbound.solvers import max_realizable_mu, mincq
 from pacbound.voters import fit_stumps, votes
@@ -58,7 +58,7 @@ def test_path_matches_cvxopt_in_any_order(stumps):
         assert float(path.objective[i]) - reference <= float(path.info.duality_gap[i]) + 1e-15
     np.testing.assert_allclose(path.objective[0], path.objective[4], rtol=1e-9)
     np.testing.assert_array_equal(path.weights, q[:, :n] - q[:, n:])  # the protocol's fields
-    assert path.stumps is None and path.steps.shape == (len(mus),)
+    assert path.voters is None and path.steps.shape == (len(mus),)
 
 
 # float64 in the thorough tier: the default run checks the path in float64 against cvxopt

@@ -26,16 +26,16 @@ import pytest
 from jax.sharding import PartitionSpec as P
 
 from pacbound import voters
-from pacbound._src.solvers.adaboost import adaboost_stumps
-from pacbound._src.solvers.cbboost import cbboost_stumps, gbcbboost_stumps
-from pacbound._src.solvers.cgboost import cgboost_stumps
-from pacbound._src.solvers.cqboost import cqboost_stumps
-from pacbound._src.solvers.lpboost import lpboost_stumps
-from pacbound._src.solvers.mdboost import mdboost_stumps
-from pacbound._src.solvers.vebboost import vebboost_stumps
+from pacbound._src.solvers.adaboost import adaboost
+from pacbound._src.solvers.cbboost import cbboost, gbcbboost
+from pacbound._src.solvers.cgboost import cgboost
+from pacbound._src.solvers.cqboost import cqboost
+from pacbound._src.solvers.lpboost import lpboost
+from pacbound._src.solvers.mdboost import mdboost
+from pacbound._src.solvers.vebboost import vebboost
 from pacbound._src.sweep.sharding import EXAMPLES, shard_examples
 from pacbound._src.voters import histogram as hs
-from pacbound.solvers import adaboost, cbboost, cqboost_max_mu
+from pacbound.solvers import cqboost_max_mu
 from tests.conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,14 +43,14 @@ M, D, T = 48, 3, 8  # one shape for most tests: JAX compiles once per shape
 
 # name: (matrix-free learner, hyperparameters after y (a function of the search and y), options)
 LEARNERS = {
-    "cbboost": (cbboost_stumps, lambda s, y: (T,), {}),
-    "gbcbboost": (gbcbboost_stumps, lambda s, y: (T,), {}),
-    "adaboost": (adaboost_stumps, lambda s, y: (T,), {}),
-    "vebboost": (vebboost_stumps, lambda s, y: (0.5, T), {}),
-    "cqboost": (cqboost_stumps, lambda s, y: (0.9 * cqboost_max_mu(s, y),), {"max_iter": 30}),
-    "lpboost": (lpboost_stumps, lambda s, y: (1.0,), {"max_iter": 30}),
-    "cgboost": (cgboost_stumps, lambda s, y: (0.1,), {"max_iter": 30}),
-    "mdboost": (mdboost_stumps, lambda s, y: (10.0,), {"max_iter": 30}),
+    "cbboost": (cbboost, lambda s, y: (T,), {}),
+    "gbcbboost": (gbcbboost, lambda s, y: (T,), {}),
+    "adaboost": (adaboost, lambda s, y: (T,), {}),
+    "vebboost": (vebboost, lambda s, y: (0.5, T), {}),
+    "cqboost": (cqboost, lambda s, y: (0.9 * cqboost_max_mu(s, y),), {"max_iter": 30}),
+    "lpboost": (lpboost, lambda s, y: (1.0,), {"max_iter": 30}),
+    "cgboost": (cgboost, lambda s, y: (0.1,), {"max_iter": 30}),
+    "mdboost": (mdboost, lambda s, y: (10.0,), {"max_iter": 30}),
 }
 # float32 for one learner of each family (every run is one more compilation of a learner);
 # the default run keeps those two and CB-Boost in float64; the other learners price their
@@ -77,15 +77,15 @@ def _data(dtype, seed=0):
 
 
 def _vote(result, X):
-    return np.asarray(voters.stumps_vote(result.stumps, result.weights, X), np.float64)
+    return np.asarray(voters.stumps_vote(result.voters, result.weights, X), np.float64)
 
 
 def _chosen(result):
     """The distinct stumps with mass, as sorted ``(feature, threshold, sign)`` triples."""
     q = np.asarray(result.q, np.float64)
     n = q.size // 2
-    features = np.asarray(result.stumps.features)
-    thresholds = np.asarray(result.stumps.thresholds, np.float64)
+    features = np.asarray(result.voters.features)
+    thresholds = np.asarray(result.voters.thresholds, np.float64)
     return sorted(
         (int(features[j % n]), float(thresholds[j % n]), 1 if j < n else -1)
         for j in np.flatnonzero(q > 0)
@@ -114,8 +114,8 @@ def test_histogram_search_with_enough_bins_gives_the_exact_search_model(name, dt
 @pytest.mark.parametrize(
     "learner, dense, dtype",
     [
-        pytest.param(cbboost_stumps, cbboost, np.float64, marks=pytest.mark.thorough),
-        (adaboost_stumps, adaboost, np.float32),
+        pytest.param(cbboost, cbboost, np.float64, marks=pytest.mark.thorough),
+        (adaboost, adaboost, np.float32),
     ],
 )
 def test_few_bins_equal_the_dense_learner_on_the_binned_stumps(learner, dense, dtype):
@@ -125,7 +125,7 @@ def test_few_bins_equal_the_dense_learner_on_the_binned_stumps(learner, dense, d
     X, y = _data(dtype, seed=1)
     search = hs.histogram_search(X, 5)
     index = np.flatnonzero(np.asarray(search.candidate_mask()))
-    stumps = search.candidate_stumps(jnp.asarray(index))
+    stumps = search.candidate_voters(jnp.asarray(index))
     H = np.asarray(voters.votes(stumps, X, dtype=dtype))
     free, full = learner(search, y, *args), dense(H, y, *args)
     assert int(free.info.n_candidates) == H.shape[1] == index.size
@@ -192,9 +192,7 @@ def test_device_side_checks_name_the_problem():
 
 
 # AdaBoost: the same histogram pricing in the same rounds' loop (thorough)
-@pytest.mark.parametrize(
-    "learner", [cbboost_stumps, pytest.param(adaboost_stumps, marks=pytest.mark.thorough)]
-)
+@pytest.mark.parametrize("learner", [cbboost, pytest.param(adaboost, marks=pytest.mark.thorough)])
 def test_histogram_run_plans_at_most_3x_the_codes(learner):
     """Issue #18 item 3, from XLA's plan of the whole compiled learner (100 rounds) at HIGGS's
     shape, ``m = 2^20`` examples of ``d = 28`` features (compiled, never run): arguments,
@@ -222,10 +220,9 @@ SHARDED = """
 import re, sys
 import jax, jax.numpy as jnp, numpy as np
 jax.config.update("jax_enable_x64", True)
-from pacbound.solvers import (adaboost, adaboost_stumps, cbboost, cbboost_stumps,
-    cqboost_stumps, gbcbboost_stumps, mincq, minimize_bound, vebboost_stumps)
 from pacbound.sweep import shard_examples
-from pacbound.voters import histogram_search
+from pacbound.solvers import (adaboost, cbboost, cqboost, gbcbboost, mincq, minimize_bound,
+    vebboost)
 devices = jax.devices()
 assert len(devices) == 8
 rng = np.random.default_rng(0)
@@ -239,9 +236,9 @@ H8 = H.astype(np.int8)
 # the boosting loops (matrix-free on the codes, dense on float and int8 H), column
 # generation's pricing on the codes, MinCq and a direct bound minimizer on H
 learners = [
-    (cbboost_stumps, search, (10,), {}), (gbcbboost_stumps, search, (10,), {}),
-    (adaboost_stumps, search, (10,), {}), (vebboost_stumps, search, (0.5, 10), {}),
-    (cqboost_stumps, search, (0.1,), dict(max_iter=10)), (cbboost, H, (10,), {}),
+    (cbboost, search, (10,), {}), (gbcbboost, search, (10,), {}),
+    (adaboost, search, (10,), {}), (vebboost, search, (0.5, 10), {}),
+    (cqboost, search, (0.1,), dict(max_iter=10)), (cbboost, H, (10,), {}),
     (adaboost, H8, (10,), {}), (mincq, H, (0.05,), {}),
     (minimize_bound, H, ("seeger",), dict(max_iter=20)),
 ]
@@ -262,8 +259,8 @@ for fn, voters, args, options in learners:
     rtol = rtols.get(fn.__name__, 1e-9)
     np.testing.assert_allclose(eight.q, one.q, rtol=rtol, atol=1e-12, err_msg=fn.__name__)
     np.testing.assert_allclose(eight.objective, one.objective, rtol=rtol, err_msg=fn.__name__)
-    if eight.stumps is not None:
-        np.testing.assert_array_equal(eight.stumps.thresholds, one.stumps.thresholds)
+    if eight.voters is not None:
+        np.testing.assert_array_equal(eight.voters.thresholds, one.voters.thresholds)
     print(fn.__name__, "ok")
 if "cbboost_stumps" in sys.argv:  # the compiled rounds: no all-gather, 1/8 of the examples
     cb = sys.modules["pacbound._src.solvers.cbboost"]

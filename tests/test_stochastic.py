@@ -21,12 +21,7 @@ from pacbound._src.stochastic_votes import (
     stochastic_risks,
     stochastic_statistics,
 )
-from pacbound.certify import (
-    BOUNDS,
-    DEFAULT_STOCHASTIC_BOUNDS,
-    STOCHASTIC_BOUNDS,
-    certify,
-)
+from pacbound.certify import BOUNDS, DEFAULT_STOCHASTIC_BOUNDS, STOCHASTIC_BOUNDS, certify
 from pacbound.solvers import DirichletInfo, minimize_dirichlet_bound
 from tests.reference import bounds_numpy as R
 
@@ -166,7 +161,7 @@ def test_the_learner_lowers_the_bound_and_its_result_follows_the_protocol():
     np.testing.assert_allclose(r.info.certified, want)
     np.testing.assert_allclose(r.q, r.info.alpha / np.sum(r.info.alpha), rtol=1e-12)
     np.testing.assert_allclose(r.weights, r.q[:N] - r.q[N:])
-    assert r.q.shape == (2 * N,) and r.stumps is None and int(r.steps) == STEPS
+    assert r.q.shape == (2 * N,) and r.voters is None and int(r.steps) == STEPS
     assert isinstance(r.info, DirichletInfo) and r.info.trajectory.shape == (STEPS,)
     assert float(r.objective) <= float(np.min(r.info.trajectory)) + 1e-12  # the best is kept
     with pytest.raises(ValueError, match="certify_dirichlet"):

@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pacbound._src.learning.protocol import traits
+from pacbound._src.protocol import traits
 from pacbound._src.solvers.adaboost import adaboost
-from pacbound._src.solvers.vebboost import truncate_vebboost, veb_cost, vebboost, vebboost_stumps
+from pacbound._src.solvers.vebboost import truncate_vebboost, veb_cost, vebboost
 from pacbound.voters import stump_search, stumps_vote
 from tests.reference.boosting_numpy import vebboost_cost, vebboost_reference
 from tests.test_adaboost import _votes, _weights, zero_edge_votes
@@ -105,15 +105,15 @@ def test_vmap_over_lambda_equals_jit_without_recompiling(no_compilation):
 def test_stumps_equal_dense_over_all_thresholds():
     X, y = _stump_data()
     search, H_all, index = materialized_stumps(X)
-    dense, res = vebboost(H_all, y, 0.5, T), vebboost_stumps(search, y, 0.5, T)
+    dense, res = vebboost(H_all, y, 0.5, T), vebboost(search, y, 0.5, T)
     np.testing.assert_array_equal(res.info.selected, index[np.asarray(dense.info.selected)])
     np.testing.assert_allclose(res.info.alphas, dense.info.alphas, rtol=1e-12)
     np.testing.assert_allclose(res.info.costs, dense.info.costs, rtol=1e-12)
-    assert int(res.info.n_candidates) == H_all.shape[1] and traits(vebboost_stumps).matrix_free
+    assert int(res.info.n_candidates) == H_all.shape[1] and traits(vebboost).matrix_free
     for t in (T, 7):
         a, b = truncate_vebboost(res, t), truncate_vebboost(dense, t)
         np.testing.assert_allclose(
-            stumps_vote(a.stumps, a.weights, X), H_all @ b.weights, rtol=1e-12, atol=1e-15
+            stumps_vote(a.voters, a.weights, X), H_all @ b.weights, rtol=1e-12, atol=1e-15
         )
 
 
@@ -125,7 +125,7 @@ def test_prefixes_are_runs_of_fewer_rounds():
     check_prefixes(vebboost, lambda t: vebboost(perfect, y, 0.5, t), T, (1, 8))
     X, ys = _stump_data()
     search = stump_search(X)
-    check_prefixes(vebboost_stumps, lambda t: vebboost_stumps(search, ys, 0.5, t), T, (3, 12))
+    check_prefixes(vebboost, lambda t: vebboost(search, ys, 0.5, t), T, (3, 12))
 
 
 def test_zero_edge_and_perfect_learner():
@@ -187,18 +187,18 @@ def test_jit_vmap_over_fold_masks_and_lambda(dtype, no_compilation):
 
 
 # the rounds' loop of the dense learner above, priced over the stumps: test_protocol checks
-# jit == vmap == no-jit over fold masks for cbboost_stumps, which reads the stumps through the
-# same rounds' loop, and for vebboost_stumps in its thorough tier (thorough)
+# jit == vmap == no-jit over fold masks for cbboost, which reads the stumps through the
+# same rounds' loop, and for vebboost in its thorough tier (thorough)
 @pytest.mark.thorough
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_matrix_free_jit_vmap_over_fold_masks(dtype, no_compilation):
     rtol = 1e-12 if dtype == np.float64 else 1e-5
     X, ys = _stump_data()
     search = stump_search(X.astype(dtype))
-    fit = lambda v: vebboost_stumps(search, ys.astype(dtype), 0.5, 8, sample_weight=v)  # noqa: E731
+    fit = lambda v: vebboost(search, ys.astype(dtype), 0.5, 8, sample_weight=v)  # noqa: E731
     check_jit_vmap(fit, fold_masks(30).astype(dtype), rtol)
     with no_compilation():  # new example weights and lam compile nothing
-        vebboost_stumps(search, ys.astype(dtype), 0.2, 8, sample_weight=np.ones(30, dtype))
+        vebboost(search, ys.astype(dtype), 0.2, 8, sample_weight=np.ones(30, dtype))
 
 
 # the weights enter the rounds' loop of test_sample_weight_repeats_examples, and the stump
@@ -207,9 +207,9 @@ def test_matrix_free_jit_vmap_over_fold_masks(dtype, no_compilation):
 def test_stumps_sample_weight_repeats_examples():
     X, y = _stump_data()
     v, rep = _weights(y, low=1)  # no zero: the repeated sample has the same thresholds
-    res = vebboost_stumps(stump_search(X), y, 0.5, T, sample_weight=v)
-    ref = vebboost_stumps(stump_search(X[rep]), y[rep], 0.5, T)
-    np.testing.assert_array_equal(res.stumps.thresholds, ref.stumps.thresholds)
+    res = vebboost(stump_search(X), y, 0.5, T, sample_weight=v)
+    ref = vebboost(stump_search(X[rep]), y[rep], 0.5, T)
+    np.testing.assert_array_equal(res.voters.thresholds, ref.voters.thresholds)
     np.testing.assert_allclose(res.info.alphas, ref.info.alphas, rtol=1e-12)
     np.testing.assert_allclose(res.info.costs, ref.info.costs, rtol=1e-12)
 
@@ -236,6 +236,6 @@ def test_sample_weight_and_stump_validation():
         vebboost(np.ones((4, 2)), Y4, 0.5, 3, sample_weight=-np.ones(4))
     search = stump_search(np.arange(4.0)[:, None])
     with pytest.raises(ValueError, match="lam"):
-        vebboost_stumps(search, Y4, 2.0, 3)
+        vebboost(search, Y4, 2.0, 3)
     with pytest.raises(ValueError, match="shape"):
-        vebboost_stumps(search, np.ones(5), 0.5, 3)
+        vebboost(search, np.ones(5), 0.5, 3)

@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from pacbound import kl
-from pacbound._src.certify import as_bound, certified_value
+from pacbound._src.certify import VoteStatistics, as_bound, certified_value
 from pacbound._src.stochastic_votes import certify_dirichlet
-from pacbound.certify import BOUNDS, VoteStatistics, certify
+from pacbound.certify import BOUNDS, certify
 from tests.conftest import FAST_EMITTERS, xla_accepts, xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]

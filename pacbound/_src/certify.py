@@ -73,6 +73,7 @@ from jax.typing import ArrayLike
 from pacbound._src import bounds
 from pacbound._src.bounds import second_order as so
 from pacbound._src.kl import kl_divergence
+from pacbound._src.protocol import Family, LearnerResult
 from pacbound._src.validation import check_delta, check_labels, check_votes, is_concrete
 
 __all__ = [
@@ -675,26 +676,24 @@ _TOLERANCE = 1e-4  # |sum q - 1| accepted before normalizing (float32 learners' 
 def _posterior(posterior: Any, H: Any, prior: Any, H_unlabeled: Any = None) -> _Posterior:
     """Read a learner result, or masses over ``H``'s columns or over ``[H, -H]``; the
     unlabeled votes are ``H_unlabeled`` itself, or the stumps' votes on those features."""
-    if hasattr(posterior, "q") and hasattr(posterior, "weights"):
-        if getattr(posterior.info, "posterior_family", None) == "dirichlet":
+    if isinstance(posterior, LearnerResult):
+        family = jnp.asarray(posterior.family)
+        if bool(jnp.any(family == Family.DIRICHLET)):
             raise ValueError(
                 "a Dirichlet posterior is a stochastic vote, not a finite posterior (q is only "
                 "its mean): certify it with pacbound._src.stochastic_votes.certify_dirichlet(r.info"
                 ".alpha, H, y), or read info.certified"
             )
-        if hasattr(posterior.info, "centers"):
+        if bool(jnp.any(family == Family.GAUSSIAN_MIXTURE)):
             raise ValueError(
                 "a Gaussian mixture is not a posterior over a finite voter set: its certificate "
                 "is info.certified (certify_margins with its KL upper bound)"
             )
         q = jnp.asarray(posterior.q)
-        if getattr(posterior, "stumps", None) is not None:
-            n_candidates = getattr(posterior.info, "n_candidates", None)
-            if n_candidates is None:
-                raise ValueError("a matrix-free result must carry info.n_candidates")
-            V = posterior.stumps.votes(H, dtype=q.dtype)  # H holds the features X
-            log_size = jnp.log(2.0 * jnp.asarray(n_candidates, q.dtype))
-            U = None if H_unlabeled is None else posterior.stumps.votes(H_unlabeled, dtype=q.dtype)
+        if posterior.voters is not None:  # a family's selected voters: H holds the features X
+            V = posterior.voters.votes(H, dtype=q.dtype)
+            log_size = jnp.log(jnp.asarray(posterior.prior_size, q.dtype))
+            U = None if H_unlabeled is None else posterior.voters.votes(H_unlabeled, dtype=q.dtype)
             return _Posterior(V, q, None, log_size, True, U)
         return _Posterior(H, q, prior, None, True, _unlabeled(H_unlabeled, H))
     q = jnp.asarray(posterior)

@@ -15,7 +15,7 @@ Numeric hyperparameters reach the jitted solvers as traced arrays: refitting wit
 estimator accepts ``fit(X, y, sample_weight=...)``; a zero weight removes an example (from the
 voters' fit too).
 
-Each ``_solve`` is one learner call (the learner protocol, :mod:`pacbound._src.learning.protocol`):
+Each ``_solve`` is one learner call (the learner protocol, :mod:`pacbound._src.protocol`):
 the learner takes the voters' votes ``H`` as they are and returns its posterior over
 ``[H, -H]``, so no estimator builds complements or normalizes weights itself.
 """

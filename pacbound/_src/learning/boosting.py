@@ -36,19 +36,27 @@ from pacbound._src.learning.candidates import (
     split_index,
     stump_posterior,
 )
-from pacbound._src.learning.protocol import LearnerResult
-from pacbound._src.validation import float_dtype
+from pacbound._src.learning.edges import prepare_votes
+from pacbound._src.protocol import LearnerResult, learner_status
+from pacbound._src.validation import (
+    check_labels,
+    check_positive_int,
+    check_sample_weight,
+    check_votes,
+    float_dtype,
+)
+from pacbound._src.voters.protocol import is_voters
 
 __all__ = [
     "MatrixFreeSlots",
     "best_signed",
     "best_voter",
+    "boosting_inputs",
     "boosting_scan",
     "candidates_of",
     "held_after",
     "initial_distribution",
     "kept_rounds",
-    "matrix_free_inputs",
     "matrix_free_slots",
     "prefix_info",
     "rounds_result",
@@ -78,7 +86,7 @@ def candidates_of(voters: Any, dtype) -> Candidates:
       >>> c.valid.shape, c.size, c.search is None
       ((1, 3), 3, True)
     """
-    if hasattr(voters, "candidate_edges"):
+    if is_voters(voters):
         return search_candidates(voters, dtype)
     return dense_candidates(voters, dtype)
 
@@ -242,7 +250,8 @@ class MatrixFreeSlots(NamedTuple):
     """What a matrix-free boosting result adds to its rounds (all ``None`` for ``H``).
 
     Attributes:
-      stumps: :class:`pacbound._src.voters.Stumps` of the ``T`` slots (slot ``t``: round ``t``'s
+      voters: the family's voters (e.g. :class:`pacbound.voters.Stumps`) of the ``T`` slots (slot
+      ``t``: round ``t``'s
         stump; an idle round's slot holds stump 0 with no mass).
       slots: ``(T,)`` int32, where round ``t``'s ``alpha`` lies in ``q``: the index into
         ``[S, -S]`` of the slots (``T + s`` for a complement), the first slot of a stump
@@ -251,7 +260,7 @@ class MatrixFreeSlots(NamedTuple):
       n_candidates: the number of candidate stumps, ``jnp.sum(search.candidate_mask())``.
     """
 
-    stumps: Any = None
+    voters: Any = None
     slots: Any = None
     n_candidates: Any = None
 
@@ -270,13 +279,13 @@ def matrix_free_slots(voters: Any, selected: jax.Array) -> MatrixFreeSlots:
       >>> matrix_free_slots(H, jnp.array([0, 4])) == MatrixFreeSlots()  # dense H: no slots
       True
     """
-    if not hasattr(voters, "candidate_edges"):
+    if not is_voters(voters):
         return MatrixFreeSlots()
     units = jnp.eye(selected.shape[0], dtype=jnp.float32)
-    stumps, _ = stump_posterior(voters, selected, units[0])
+    chosen, _ = stump_posterior(voters, selected, units[0])
     unit_q = jax.vmap(lambda unit: stump_posterior(voters, selected, unit)[1])(units)
     slots = jnp.where(selected >= 0, jnp.argmax(unit_q, axis=1), -1).astype(jnp.int32)
-    return MatrixFreeSlots(stumps, slots, jnp.sum(voters.candidate_mask()))
+    return MatrixFreeSlots(chosen, slots, jnp.sum(voters.candidate_mask()))
 
 
 def kept_rounds(selected: jax.Array, rounds: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -326,8 +335,8 @@ def prefix_info(info: Any, kept: jax.Array) -> Any:
     )
 
 
-def rounds_result(info: Any, n_columns: int, objective, converged, stumps=None) -> LearnerResult:
-    """The :class:`pacbound._src.learning.protocol.LearnerResult` of boosting rounds.
+def rounds_result(info: Any, n_columns: int, objective, converged, chosen=None) -> LearnerResult:
+    """The :class:`pacbound._src.protocol.LearnerResult` of boosting rounds.
 
     ``q`` is proportional to the ``alpha`` each voter got: over ``[H, -H]`` (``info.slots``
     None: the rounds' ``selected`` columns of the ``n_columns`` of ``H``) or over ``[S, -S]``
@@ -348,7 +357,9 @@ def rounds_result(info: Any, n_columns: int, objective, converged, stumps=None) 
     index = info.selected if info.slots is None else info.slots
     q = posterior_over_columns(index, info.alphas, n)
     steps = jnp.sum(info.selected >= 0).astype(jnp.int32)
-    return LearnerResult(q, q[:n] - q[n:], objective, steps, converged, stumps, info)
+    size = 2 * (n_columns if info.slots is None else info.n_candidates)
+    return LearnerResult(q, q[:n] - q[n:], objective, steps, learner_status(converged), chosen,
+                         jnp.asarray(size, jnp.int32), info=info)  # fmt: skip
 
 
 def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) -> LearnerResult:
@@ -376,23 +387,36 @@ def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) ->
     return rounds_result(info, n_columns, held[-1], converged, stumps)
 
 
-def matrix_free_inputs(search: Any, y: ArrayLike) -> tuple[jax.Array, int]:
-    """``(y, m)`` for a learner over a stump search: the labels in the computation dtype (the
-    wider of their float dtype and the search's) and the number of training examples (the
-    length of a candidate's votes, from its shapes alone).
+def boosting_inputs(
+    voters: Any, y: ArrayLike, n_rounds, sample_weight, *, binary: bool = False
+) -> tuple[Any, jax.Array]:
+    """The checks every boosting learner makes at its boundary; returns ``(voters, y)`` for its
+    jitted core: a vote matrix ``H`` checked (``binary``: votes in ``{-1, +1}``) and prepared
+    (:func:`pacbound._src.learning.edges.prepare_votes`), or a
+    :class:`~pacbound.voters.Voters` family as it is; ``y`` in the computation dtype (float64
+    when ``H``, the family's arrays or ``y`` are).
 
     Example:
       >>> import jax.numpy as jnp
       >>> from pacbound import voters
       >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
-      >>> y, m = matrix_free_inputs(search, [1, 1, 1, -1, -1, -1])
-      >>> str(y.dtype), m
-      ('float32', 6)
+      >>> _, y = boosting_inputs(search, [1, 1, 1, -1, -1, -1], 3, None)
+      >>> str(y.dtype), y.shape
+      ('float32', (6,))
     """
-    leaves, treedef = jax.tree.flatten(search)
-    dtype = float_dtype(*leaves, y)
-    shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in leaves)
-    return jnp.asarray(y, dtype), _examples(treedef, shapes, jnp.dtype(dtype))
+    check_positive_int("n_rounds", n_rounds)
+    if is_voters(voters):
+        leaves, treedef = jax.tree.flatten(voters)
+        dtype = float_dtype(*leaves, y)
+        shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in leaves)
+        m = _examples(treedef, shapes, jnp.dtype(dtype))
+    else:
+        check_votes(voters, binary=binary)
+        m, dtype = jnp.shape(voters)[0], float_dtype(voters, y)
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    y = jnp.asarray(y, dtype)
+    return (voters if is_voters(voters) else prepare_votes(voters, y.dtype)), y
 
 
 @functools.lru_cache(maxsize=64)

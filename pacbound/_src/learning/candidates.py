@@ -29,13 +29,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from pacbound._src.learning.edges import column_edges, prepare_votes, square_edges, votes_column
-from pacbound._src.learning.protocol import complemented_posterior
+from pacbound._src.protocol import complemented_posterior
 
 __all__ = [
     "Candidates",
     "complemented_index",
     "dense_candidates",
     "posterior_over_columns",
+    "prior_size",
     "search_candidates",
     "split_index",
     "stump_posterior",
@@ -97,7 +98,7 @@ def search_candidates(search: Any, dtype) -> Candidates:
     """Every stump of a search (exact or histogram), in the search's ``(d, P)`` layout.
 
     ``search`` provides ``candidate_edges(a)``, ``candidate_mask()``,
-    ``candidate_votes(b, dtype)`` and ``candidate_stumps(b)``; stumps vote ``±1``, so
+    ``candidate_votes(b, dtype)`` and ``candidate_voters(b)``; stumps vote ``±1``, so
     ``sum_i w_i h(x_i)^2 = sum_i w_i``.
 
     Example:
@@ -115,9 +116,22 @@ def search_candidates(search: Any, dtype) -> Candidates:
         return search.candidate_votes(b, dtype)
 
     mask = search.candidate_mask()
-    return Candidates(
-        edges, mask, votes, lambda w: jnp.broadcast_to(jnp.sum(w), mask.shape), search
-    )
+    squares = getattr(search, "candidate_squares", None)  # optional: votes that are not ±1
+    if squares is None:
+        squares = lambda w: jnp.broadcast_to(jnp.sum(w), mask.shape)  # noqa: E731
+    return Candidates(edges, mask, votes, squares, search)
+
+
+def prior_size(candidates: Candidates) -> jax.Array:
+    """The number of voters of the self-complemented family, ``2 x`` the candidates (int32):
+    the size of the uniform prior a result is certified against.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> int(prior_size(dense_candidates(jnp.ones((4, 3)), jnp.float32)))
+      6
+    """
+    return (2 * jnp.sum(candidates.valid)).astype(jnp.int32)
 
 
 def complemented_index(base: jax.Array, negative: jax.Array, size: int) -> jax.Array:
@@ -185,4 +199,4 @@ def stump_posterior(search: Any, index: jax.Array, mass: jax.Array):
     slot = jnp.where(sign < 0, index.shape[0] + first, first)
     slot = jnp.where(sign == 0, 2 * index.shape[0], slot)
     masses = jnp.zeros(2 * index.shape[0], mass.dtype).at[slot].add(mass, mode="drop")
-    return search.candidate_stumps(base), complemented_posterior(masses)
+    return search.candidate_voters(base), complemented_posterior(masses)

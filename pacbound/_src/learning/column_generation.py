@@ -5,7 +5,7 @@ LPBoost (:mod:`~pacbound._src.solvers.lpboost`) and CG-Boost
 (:mod:`~pacbound._src.solvers.cgboost`) are
 one loop, roy2016 Algorithm 1 (:func:`pacbound._src.learning.column_generation_loop.
 column_generation`), with a learner-specific restricted master program. Each learner module
-defines two functions on the learner protocol (:mod:`pacbound._src.learning.protocol`)::
+defines two functions on the learner protocol (:mod:`pacbound._src.protocol`)::
 
     name(H, y, value, *, sample_weight=None, tol=1e-6, max_iter=100, master_tol=None,
          master_max_iter=...)
@@ -46,7 +46,7 @@ The computation runs in float64 when ``H`` (a search's thresholds) or ``y`` is f
 float32 otherwise. Concrete inputs are checked here (a ``ValueError`` naming the problem);
 under ``jit`` / ``vmap`` the value checks are skipped and the jitted core checks nothing.
 
-**The result**, a :class:`pacbound._src.learning.protocol.LearnerResult`:
+**The result**, a :class:`pacbound._src.protocol.LearnerResult`:
 
 * ``q``: the posterior over ``[H, -H]`` (``(2n,)``; matrix-free: ``(2 max_iter,)`` over
   ``[S, -S]`` for the slots' ``stumps``): the program's weights on the selected columns divided
@@ -80,6 +80,7 @@ from pacbound._src.learning.candidates import (
     Candidates,
     dense_candidates,
     posterior_over_columns,
+    prior_size,
     search_candidates,
     stump_posterior,
 )
@@ -89,7 +90,7 @@ from pacbound._src.learning.column_generation_loop import (
     column_generation,
     complemented_edges,
 )
-from pacbound._src.learning.protocol import LearnerResult
+from pacbound._src.protocol import LearnerResult, learner_status
 from pacbound._src.validation import (
     check_labels,
     check_positive_int,
@@ -99,6 +100,7 @@ from pacbound._src.validation import (
     float_dtype,
     is_concrete,
 )
+from pacbound._src.voters.protocol import is_voters
 
 __all__ = [
     "ColumnGenerationInfo",
@@ -108,7 +110,6 @@ __all__ = [
     "check_reachable",
     "column_candidates",
     "fit",
-    "is_search",
     "largest_margin",
     "prepare",
 ]
@@ -176,24 +177,10 @@ class ColumnGenerationSpec(NamedTuple):
 
 
 # --------------------------------------------------------------------- the boundary
-def is_search(votes: Any) -> bool:
-    """Whether ``votes`` is a stump search (it has the ``candidate_*`` methods).
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1)
-      >>> is_search(voters.stump_search(X)), is_search(voters.votes(voters.fit_stumps(X), X))
-      (True, False)
-    """
-    methods = ("candidate_edges", "candidate_mask", "candidate_votes", "candidate_stumps")
-    return all(callable(getattr(votes, name, None)) for name in methods)
-
-
 def _first_candidate(search: Any) -> tuple[jax.Array, Any]:
     """The votes and the stumps of the search's first candidate (for their shapes)."""
     first = jnp.zeros(1, jnp.int32)
-    return search.candidate_votes(first[0], jnp.float32), search.candidate_stumps(first)
+    return search.candidate_votes(first[0], jnp.float32), search.candidate_voters(first)
 
 
 def _search_sample(search: Any) -> tuple[int, Any]:
@@ -202,7 +189,7 @@ def _search_sample(search: Any) -> tuple[int, Any]:
     One module-level function under ``jax.eval_shape``, so that the trace is cached per
     search type and shapes (a new closure per call would be traced again every call).
     """
-    if not is_search(search):
+    if not is_voters(search):
         raise ValueError(
             "search must be a stump search (pacbound._src.voters.stump_search(X)) with the "
             f"candidate_* methods; got {type(search).__name__}"
@@ -317,16 +304,17 @@ def _result(run: LoopResult, candidates: Candidates) -> LearnerResult:
     s = run.solution
     mass = jnp.maximum(s.weights, 0)
     if candidates.search is None:
-        stumps, n_candidates = None, None
+        chosen, n_candidates = None, None
         q = posterior_over_columns(run.ids, mass, candidates.size)
     else:
-        stumps, q = stump_posterior(candidates.search, run.ids, mass)
+        chosen, q = stump_posterior(candidates.search, run.ids, mass)
         n_candidates = jnp.sum(candidates.valid).astype(jnp.int32)
     half = q.shape[0] // 2
     info = ColumnGenerationInfo(run.ids, run.n_columns, s.weights, s.alpha, s.nu, run.violation,
                                 run.inner, n_candidates)  # fmt: skip
-    return LearnerResult(q, q[:half] - q[half:], s.objective, run.n_columns, run.converged, stumps,
-                         info)  # fmt: skip
+    status = learner_status(run.converged, uncertified=~run.certified)
+    return LearnerResult(q, q[:half] - q[half:], s.objective, run.n_columns, status, chosen,
+                         prior_size(candidates), info=info)  # fmt: skip
 
 
 @functools.partial(jax.jit, static_argnames=("master", "max_iter", "matrix_free"))
@@ -346,12 +334,10 @@ def fit(
     max_iter: int,
     master_tol: ArrayLike | None,
     master_max_iter: ArrayLike,
-    *,
-    matrix_free: bool = False,
 ) -> LearnerResult:
-    """Check the arguments, then run the jitted Algorithm 1 with ``spec``'s master over ``H``
-    or (``matrix_free``) every stump of a search; the arguments are those of the module
-    docstring.
+    """Check the arguments, then run the jitted Algorithm 1 with ``spec``'s master over the
+    columns of ``H`` or every candidate of a :class:`~pacbound.voters.Voters` family; the
+    arguments are those of the module docstring.
 
     Example:
       >>> import jax.numpy as jnp
@@ -361,6 +347,7 @@ def fit(
       >>> round(float(r.q.sum()), 4), int(r.steps)
       (1.0, 4)
     """
+    matrix_free = is_voters(votes)
     y, w = prepare(votes, y, sample_weight, matrix_free)
     check_options(tol, max_iter, master_tol, master_max_iter)
     spec.check(value, votes, y, w, matrix_free)

@@ -146,7 +146,8 @@ def _add_column(s: _Loop, candidates, master, problem, y) -> _Loop:
 class LoopResult(NamedTuple):
     """What :func:`column_generation` returns: the buffer's self-complemented candidate indices
     (``-1``: empty), columns added, the last master solution, the final violation, master
-    steps in all and whether every solve and the dual certificate were certified."""
+    steps in all, whether every solve and the dual certificate were certified (``converged``)
+    and whether every master solve was (``certified``)."""
 
     ids: jax.Array
     n_columns: jax.Array
@@ -154,6 +155,7 @@ class LoopResult(NamedTuple):
     violation: jax.Array
     inner: jax.Array
     converged: jax.Array
+    certified: jax.Array
 
 
 def column_generation(
@@ -200,4 +202,4 @@ def column_generation(
     s = lax.while_loop(cond, lambda s: _add_column(s, candidates, master, problem, y), init)
     converged = s.converged & (s.violation <= threshold(s))
     violation = jnp.maximum(s.violation, 0)
-    return LoopResult(s.ids, s.n_columns, s.solution, violation, s.inner, converged)
+    return LoopResult(s.ids, s.n_columns, s.solution, violation, s.inner, converged, s.converged)

@@ -44,7 +44,6 @@ from pacbound._src.learning.mincq_gap import (
     moment_product,
     project,
 )
-from pacbound._src.learning.protocol import LearnerResult
 from pacbound._src.optimization.fista import (
     STALL_ITERATIONS,
     FistaState,
@@ -58,6 +57,7 @@ from pacbound._src.optimization.projections import (
     box_hyperplane_feasible,
     box_hyperplane_rank_one_prox,
 )
+from pacbound._src.protocol import LearnerResult
 
 __all__ = [
     "default_tol",
@@ -229,7 +229,7 @@ def solve_mincq(
         floor, then finish in float64; the final test is always the float64 gap (static).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult` (see
+      :class:`~pacbound._src.protocol.LearnerResult` (see
       :func:`~pacbound._src.learning.mincq_gap.certified_result`): ``steps`` the FISTA iterations
       (one product with ``M`` each), ``info`` a :class:`~pacbound._src.solvers.MinCqInfo`.
 

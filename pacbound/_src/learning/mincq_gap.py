@@ -19,7 +19,7 @@ of the linearization ``g^T (v - u)`` is at least ``-gap``, and ``mu2`` is convex
 * the certificate: the products with ``M``, the gap with its rounding level, the multiplier
   fitted on the free set, the KKT residual, and the Euclidean projection that puts an iterate
   exactly on the hyperplane before it is certified;
-* the result: :func:`certified_result`, a :class:`~pacbound._src.learning.protocol.LearnerResult`
+* the result: :func:`certified_result`, a :class:`~pacbound._src.protocol.LearnerResult`
   whose ``info`` is a :class:`MinCqInfo`.
 """
 
@@ -33,8 +33,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from pacbound._src.learning.protocol import LearnerResult
 from pacbound._src.optimization.projections import box_hyperplane_rank_one_prox
+from pacbound._src.protocol import LearnerResult, learner_status
 from pacbound._src.validation import (
     check_labels,
     check_sample_weight,
@@ -79,7 +79,7 @@ class MinCqProblem(NamedTuple):
 
 
 class MinCqInfo(NamedTuple):
-    """MinCq's extras in :class:`~pacbound._src.learning.protocol.LearnerResult` ``.info``.
+    """MinCq's extras in :class:`~pacbound._src.protocol.LearnerResult` ``.info``.
 
     Attributes:
       second_moment: ``mu2``, the margin's second moment at ``q`` (``4 objective + 1^T M 1 /
@@ -344,7 +344,7 @@ def certified_result(
       feasible: whether ``mu`` is realizable (else ``q`` is NaN and ``converged`` False).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` with
+      :class:`~pacbound._src.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` with
       ``Q = (1 + u) / (2 n)``, ``weights = q[:n] - q[n:] = u / n``, ``objective`` Program 1's
       ``Q^T M Q - A^T Q = (mu2 - 1^T M 1 / n^2) / 4``, ``converged`` when the duality gap on
       ``mu2`` is ``<= tol mu2 + atol`` (plus its rounding level), ``info`` a :class:`MinCqInfo`.
@@ -369,6 +369,7 @@ def certified_result(
     objective = (mu2 - uniform @ moment_product(op, uniform) / n**2) / 4
     Q = (1 + x) / (2 * n)
     q = jnp.where(feasible, jnp.concatenate([Q, 1 / n - Q]), jnp.nan)
-    converged = feasible & (gap <= tol * mu2 + atol + noise)
+    status = learner_status(gap <= tol * mu2 + atol + noise, infeasible=~feasible)
     info = MinCqInfo(mu2, gap / 4, kkt_residual(x, (2 / n**2) * mx, a))
-    return LearnerResult(q, q[:n] - q[n:], objective, steps, converged, None, info)
+    return LearnerResult(q, q[:n] - q[n:], objective, steps, status, None, jnp.int32(2 * n),
+                         info=info)  # fmt: skip

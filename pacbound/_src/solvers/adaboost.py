@@ -36,24 +36,16 @@ from jax.typing import ArrayLike
 
 from pacbound._src.learning.boosting import (
     best_voter,
+    boosting_inputs,
     boosting_scan,
     candidates_of,
     initial_distribution,
-    matrix_free_inputs,
     matrix_free_slots,
     scan_after_rounds,
 )
-from pacbound._src.learning.edges import prepare_votes
-from pacbound._src.learning.protocol import LearnerResult, learner
-from pacbound._src.validation import (
-    check_labels,
-    check_positive_int,
-    check_sample_weight,
-    check_votes,
-    float_dtype,
-)
+from pacbound._src.protocol import LearnerResult, learner
 
-__all__ = ["AdaBoostInfo", "adaboost", "adaboost_stumps", "truncate_adaboost"]
+__all__ = ["AdaBoostInfo", "adaboost", "truncate_adaboost"]
 
 
 class AdaBoostInfo(NamedTuple):
@@ -90,7 +82,7 @@ def truncate_adaboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult
     (``info.losses[rounds]``), ``steps`` and ``converged`` its own; in ``info`` the later rounds
     read as rounds after boosting ended (the arrays keep their length). For one result
     (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
-    :func:`adaboost` and :func:`adaboost_stumps`.
+    :func:`adaboost`.
 
     Example:
       >>> import jax.numpy as jnp
@@ -101,7 +93,7 @@ def truncate_adaboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult
       (0.25, 1)
     """
     n = result.q.shape[-1] // 2
-    return scan_after_rounds(result.info, rounds, n, result.stumps, "losses")
+    return scan_after_rounds(result.info, rounds, n, result.voters, "losses")
 
 
 def _adaboost_rule(right, wrong):
@@ -126,12 +118,12 @@ def _adaboost(voters, y, sample_weight, n_rounds):
     rounds = boosting_scan(learn, y, n_rounds, lambda w: w, _adaboost_rule, exp_loss, w0)
     extra = matrix_free_slots(voters, rounds[0])
     info = AdaBoostInfo(*rounds, extra.n_candidates, extra.slots)
-    return scan_after_rounds(info, n_rounds, candidates.size, extra.stumps, "losses")
+    return scan_after_rounds(info, n_rounds, candidates.size, extra.voters, "losses")
 
 
 @learner(prefix="n_rounds", truncate=truncate_adaboost)
 def adaboost(
-    H: ArrayLike, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
+    voters: Any, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
 ) -> LearnerResult:
     """Discrete AdaBoost over the voters of ``H`` and their complements (one ``lax.scan``).
 
@@ -140,8 +132,13 @@ def adaboost(
     index on ties; see the module docstring), ``sample_weight`` included.
 
     Args:
-      H: votes ``(m, n)`` in ``{-1, +1}`` as the user has them (never self-complemented: each
-        voter's complement is offered implicitly); float or int8.
+      voters: the votes ``H`` ``(m, n)`` in ``{-1, +1}`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: labels in ``{-1, +1}``, ``(m,)``.
       n_rounds: the number of rounds ``T`` (static).
       sample_weight: ``(m,)`` example weights ``>= 0`` (traced: ``jax.vmap`` over 0/1 fold
@@ -150,7 +147,7 @@ def adaboost(
         and ``y``), integer weights repeat examples. ``None``: uniform.
 
     Returns:
-      :class:`pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      :class:`pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
       to the rounds' ``alpha`` (uniform if no round voted); ``objective`` the final
       exponential loss (a weighted mean); ``steps`` the rounds that voted; ``converged``
       whether boosting ended before ``T`` rounds as AdaBoost prescribes (a learner with
@@ -169,44 +166,5 @@ def adaboost(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), int(r.steps)
       (0.0, 1.0, 3)
     """
-    check_votes(H, binary=True)
-    _check(y, jnp.shape(H)[0], n_rounds, sample_weight)
-    y = jnp.asarray(y, float_dtype(H, y))
-    return _adaboost(prepare_votes(H, y.dtype), y, sample_weight, int(n_rounds))
-
-
-@learner(prefix="n_rounds", truncate=truncate_adaboost, matrix_free=True)
-def adaboost_stumps(
-    search: Any, y: ArrayLike, n_rounds: int, *, sample_weight: ArrayLike | None = None
-) -> LearnerResult:
-    """Discrete AdaBoost over every decision stump and its complement, matrix-free (``O(d m)``
-    per round).
-
-    The candidates are all thresholds of every feature, both signs
-    (:func:`pacbound._src.voters.stump_search`, or any search with the ``candidate_*`` methods):
-    the split points of scikit-learn's depth-1 trees. Same arguments and result as
-    :func:`adaboost` (the same rounds as :func:`adaboost` on the materialized ``[S, -S]`` of
-    all stumps); the candidates are those of the whole search, so with zero weights they
-    include stumps constant on the weighted examples (slicing ``X`` does not). The result's
-    ``stumps`` are the ``T`` rounds' stumps (a stump chosen again keeps its weight on its
-    first slot), ``q`` is over their ``[S, -S]``; evaluate the vote with
-    ``voters.stumps_vote(r.stumps, r.weights, X)``.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = adaboost_stumps(voters.stump_search(X), y, 3)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), r.q.shape
-      (0.1667, (6,))
-    """
-    y, m = matrix_free_inputs(search, y)
-    _check(y, m, n_rounds, sample_weight)
-    return _adaboost(search, y, sample_weight, int(n_rounds))
-
-
-def _check(y, m, n_rounds, sample_weight) -> None:
-    check_positive_int("n_rounds", n_rounds)
-    check_labels(y, m)
-    check_sample_weight(sample_weight, m)
+    voters, y = boosting_inputs(voters, y, n_rounds, sample_weight, binary=True)
+    return _adaboost(voters, y, sample_weight, int(n_rounds))

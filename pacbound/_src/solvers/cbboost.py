@@ -9,7 +9,7 @@ its complement (:mod:`pacbound._src.learning.candidates`, never materialized):
 * the columns of ``H`` (:func:`cbboost`, :func:`gbcbboost`): a round is one product
   ``H^T (w F)``, one read of ``H`` (:mod:`pacbound._src.learning.edges`: int8 votes by an exact
   int8 GEMM);
-* every decision stump of a search (:func:`cbboost_stumps`, :func:`gbcbboost_stumps`): a round
+* every decision stump of a search (:func:`cbboost`, :func:`gbcbboost`): a round
   is one gather and one blocked prefix sum over the ``d m`` sorted feature values.
 
 ``gamma(h)`` and ``nu(h)`` are computed once. ``F`` is the current vote and a re-selected voter
@@ -31,33 +31,23 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from pacbound._src.learning.boosting import (
+    boosting_inputs,
     candidates_of,
     held_after,
     kept_rounds,
-    matrix_free_inputs,
     matrix_free_slots,
     prefix_info,
     rounds_result,
 )
 from pacbound._src.learning.cbboost_step import DirectionStep, boost_rounds, one_direction_step
-from pacbound._src.learning.edges import prepare_votes
-from pacbound._src.learning.protocol import LearnerResult, learner
-from pacbound._src.validation import (
-    check_labels,
-    check_positive_int,
-    check_sample_weight,
-    check_scalar,
-    check_votes,
-    float_dtype,
-)
+from pacbound._src.protocol import LearnerResult, learner
+from pacbound._src.validation import check_scalar
 
 __all__ = [
     "CBBoostInfo",
     "DirectionStep",
     "cbboost",
-    "cbboost_stumps",
     "gbcbboost",
-    "gbcbboost_stumps",
     "one_direction_step",
     "truncate_cbboost",
     "weights_after",
@@ -123,7 +113,7 @@ def truncate_cbboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
       >>> [round(float(truncate_cbboost(r, t).objective), 4) for t in (1, 2, 3)]
       [0.75, 0.5, 0.25]
     """
-    return _after_rounds(result.info, rounds, result.q.shape[-1] // 2, result.stumps)
+    return _after_rounds(result.info, rounds, result.q.shape[-1] // 2, result.voters)
 
 
 def weights_after(result: LearnerResult, rounds: ArrayLike) -> jax.Array:
@@ -150,41 +140,19 @@ def _cbboost(voters, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
     rounds = boost_rounds(candidates, y, w, n_rounds, allow_reselect, tol, gradient)
     extra = matrix_free_slots(voters, rounds.selected)
     info = CBBoostInfo(*rounds, extra.n_candidates, extra.slots)
-    return _after_rounds(info, n_rounds, candidates.size, extra.stumps)
-
-
-def _check(y, m, n_rounds, sample_weight, tol) -> None:
-    """Host-side checks shared by the learners (value checks skipped under a trace)."""
-    check_positive_int("n_rounds", n_rounds)
-    check_labels(y, m)
-    check_sample_weight(sample_weight, m)
-    check_scalar("tol", tol, 0.0)
-
-
-def _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, gradient) -> LearnerResult:
-    check_votes(H)
-    _check(y, jnp.shape(H)[0], n_rounds, sample_weight, tol)
-    y = jnp.asarray(y, float_dtype(H, y))
-    args = (allow_reselect, tol, gradient)
-    return _cbboost(prepare_votes(H, y.dtype), y, sample_weight, int(n_rounds), *args)
-
-
-def _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, gradient):
-    y, m = matrix_free_inputs(search, y)
-    _check(y, m, n_rounds, sample_weight, tol)
-    args = (allow_reselect, tol, gradient)
-    return _cbboost(search, y, sample_weight, int(n_rounds), *args)
+    return _after_rounds(info, n_rounds, candidates.size, extra.voters)
 
 
 @learner(prefix="n_rounds", truncate=truncate_cbboost)
 def cbboost(
-    H: ArrayLike,
+    voters: Any,
     y: ArrayLike,
     n_rounds: int,
     *,
     sample_weight: ArrayLike | None = None,
     allow_reselect: ArrayLike = True,
     tol: ArrayLike = 0.0,
+    steepest: bool = False,
 ) -> LearnerResult:
     """CB-Boost (bauvin2020 Algorithm 1) over the voters of ``H`` and their complements.
 
@@ -197,10 +165,13 @@ def cbboost(
     ``sample_weight`` (0/1 masks) runs folds of one ``H`` with one compilation.
 
     Args:
-      H: votes ``(m, n)`` in ``[-1, 1]`` as the user has them (never self-complemented: the
-        complements are offered implicitly), any dtype: integer (int8 ±1 / 0) votes are
-        copied once, transposed, and each round is an exact int8 product with int32 sums
-        (:mod:`pacbound._src.learning.edges`), a quarter of float32's memory traffic.
+      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: labels in ``{-1, +1}``, ``(m,)``; the computation runs in their float dtype (or
         ``H``'s, if wider and floating).
       n_rounds: rounds ``T`` including the initial voter (static; the scan's length).
@@ -208,9 +179,11 @@ def cbboost(
       allow_reselect: whether a voter already in the vote may be chosen again (traced).
       tol: the stopping tolerance on Property 1's decrease of the C-bound: a round whose best
         decrease is ``<= tol`` is idle (changes nothing), and so are all later ones (traced).
+      steepest: GB-CB-Boost (bauvin2020 §3.2, :data:`gbcbboost`): each round takes the
+        steepest direction ``argmax_k -dC/dalpha_k`` instead of the largest decrease (static).
 
     Returns:
-      :class:`pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      :class:`pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
       to the rounds' ``alpha``; ``objective`` the final empirical C-bound; ``steps`` the rounds
       that voted (round 0 included); ``converged`` whether a round was idle (no direction
       decreased the C-bound by more than ``tol``: Algorithm 1 had converged before ``T``);
@@ -229,92 +202,25 @@ def cbboost(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.objective), 4), int(r.steps)
       (0.0, 0.25, 3)
     """
-    return _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, False)
+    check_scalar("tol", tol, 0.0)
+    voters, y = boosting_inputs(voters, y, n_rounds, sample_weight)
+    return _cbboost(voters, y, sample_weight, int(n_rounds), allow_reselect, tol, bool(steepest))
 
 
-@learner(prefix="n_rounds", truncate=truncate_cbboost)
-def gbcbboost(
-    H: ArrayLike,
-    y: ArrayLike,
-    n_rounds: int,
-    *,
-    sample_weight: ArrayLike | None = None,
-    allow_reselect: ArrayLike = True,
-    tol: ArrayLike = 0.0,
-) -> LearnerResult:
-    """GB-CB-Boost (bauvin2020 §3.2): :func:`cbboost` with the gradient's direction.
+gbcbboost = functools.partial(cbboost, steepest=True)
+gbcbboost.__name__ = gbcbboost.__qualname__ = "gbcbboost"
+gbcbboost.__module__ = __name__
+gbcbboost.__doc__ = """GB-CB-Boost (bauvin2020 §3.2): ``cbboost(voters, y, n_rounds,
+steepest=True)``.
 
     Each round takes the steepest coordinate ``argmax_k -dC/dalpha_k`` among the directions
-    where Theorem 3 applies (``-dC/dalpha_k = 2 gamma(F) / nu(F)^2`` times the closed form's
-    numerator ``gamma(h_k) nu(F) - gamma(F) tau(F, h_k)``), then Theorem 3's step. Same
-    arguments, result and stopping rule as :func:`cbboost`.
+    where Theorem 3 applies, then Theorem 3's step; the arguments, result and stopping rule of
+    :func:`cbboost`.
 
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = gbcbboost(H, y, 3)
-      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.objective), 4), int(r.steps)
-      (0.0, 0.25, 3)
+      >>> r = gbcbboost(H, jnp.array([1., 1., -1., -1.]), 3)
+      >>> round(float(r.objective), 4), int(r.steps)
+      (0.25, 3)
     """
-    return _fit_dense(H, y, n_rounds, sample_weight, allow_reselect, tol, True)
-
-
-@learner(prefix="n_rounds", truncate=truncate_cbboost, matrix_free=True)
-def cbboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    n_rounds: int,
-    *,
-    sample_weight: ArrayLike | None = None,
-    allow_reselect: ArrayLike = True,
-    tol: ArrayLike = 0.0,
-) -> LearnerResult:
-    """CB-Boost over every decision stump of a search and its complement, matrix-free.
-
-    ``search`` is a stump search (:func:`pacbound._src.voters.stump_search`, or any search with
-    the ``candidate_*`` methods, :func:`pacbound._src.learning.candidates.search_candidates`):
-    ``gamma(h)`` is one edge computation of ``w y`` and each round's ``tau(F, h)`` one of
-    ``w F``, so a round costs one gather of ``w F`` in every feature's order and one blocked
-    prefix sum over the ``d m`` values; ``nu(h) = 1``. Same arguments and guarantees as
-    :func:`cbboost`, the same rounds as :func:`cbboost` on the materialized ``[S, -S]`` of all
-    stumps. The result's ``stumps`` are the ``T`` rounds' stumps (a stump chosen again keeps
-    its weight on its first slot) and ``q`` is over their ``[S, -S]``; evaluate the vote on
-    new points with ``voters.stumps_vote(r.stumps, r.weights, X)``; ``info.n_candidates``
-    counts the stumps searched.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = cbboost_stumps(voters.stump_search(X), y, 3)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
-      (0.1667, 1.0)
-    """
-    return _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, False)
-
-
-@learner(prefix="n_rounds", truncate=truncate_cbboost, matrix_free=True)
-def gbcbboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    n_rounds: int,
-    *,
-    sample_weight: ArrayLike | None = None,
-    allow_reselect: ArrayLike = True,
-    tol: ArrayLike = 0.0,
-) -> LearnerResult:
-    """GB-CB-Boost (bauvin2020 §3.2) over every decision stump of a search, matrix-free: the
-    steepest direction of :func:`gbcbboost` over the candidates of :func:`cbboost_stumps`.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = gbcbboost_stumps(voters.stump_search(X), y, 3)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
-      (0.1667, 1.0)
-    """
-    return _fit_search(search, y, n_rounds, sample_weight, allow_reselect, tol, True)

@@ -1,7 +1,8 @@
 """CG-Boost (Bi et al. 2004; roy2016 §6) by column generation: the ``L2`` soft-margin QP.
 
-:func:`cgboost` (over ``[H, -H]``) and :func:`cgboost_stumps` (over every decision stump and
-its complement) share their arguments and result with the other column-generation learners
+:func:`cgboost` (over ``[H, -H]``, or every candidate of a :class:`~pacbound.voters.Voters`
+family and its complement) shares its arguments and result with the other column-generation
+learners
 (:mod:`pacbound._src.learning.column_generation`); ``H`` below stands for the voters weighed.
 
 roy2016 §6, with the constraint's sign corrected (the paper prints ``<= 1``; see design.md):
@@ -30,16 +31,16 @@ from typing import Any
 from jax.typing import ArrayLike
 
 from pacbound._src.learning.column_generation import fit
-from pacbound._src.learning.protocol import LearnerResult, learner
+from pacbound._src.protocol import LearnerResult
 from pacbound._src.solvers.lpboost import soft_margin_spec
 
-__all__ = ["cgboost", "cgboost_stumps"]
+__all__ = ["cgboost"]
 
 CGBOOST = soft_margin_spec(0.0, 1.0)
 
 
 def cgboost(
-    H: ArrayLike,
+    voters: Any,
     y: ArrayLike,
     C: ArrayLike,
     *,
@@ -60,7 +61,13 @@ def cgboost(
     arguments and result: :mod:`pacbound._src.learning.column_generation`).
 
     Args:
-      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: ``(m,)`` labels in ``{-1, +1}``.
       C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
@@ -71,7 +78,7 @@ def cgboost(
       master_max_iter: its step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`, ``q`` the QP's ``q`` divided by its
+      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` the QP's ``q`` divided by its
       sum, ``objective`` ``q^T q / 2 + C sum_k w_k xi_k`` at the QP's ``q``
       (``info.program_weights``), ``info`` a
       :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
@@ -85,42 +92,4 @@ def cgboost(
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
-    return fit(CGBOOST, H, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)
-
-
-@learner(matrix_free=True)
-def cgboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    C: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
-    master_tol: ArrayLike | None = None,
-    master_max_iter: ArrayLike = 100,
-) -> LearnerResult:
-    """CG-Boost (roy2016 §6) over every decision stump and its complement, matrix-free.
-
-    The QP of :func:`cgboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016 §5,
-    footnote 7); pricing is the search's sorted cumulative sums.
-
-    Args:
-      search: a stump search, :func:`pacbound._src.voters.stump_search` ``(X)`` or on histograms.
-      y, C, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`cgboost`.
-
-    Returns:
-      :func:`cgboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
-      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = cgboost_stumps(voters.stump_search(X), y, 1.0, max_iter=5)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
-      (0.1667, 1.0)
-    """
-    return fit(CGBOOST, search, y, C, sample_weight, tol, max_iter, master_tol,
-               master_max_iter, matrix_free=True)  # fmt: skip
+    return fit(CGBOOST, voters, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)

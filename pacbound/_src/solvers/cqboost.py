@@ -1,7 +1,8 @@
 """CqBoost: column generation that minimizes the C-bound (roy2016 §4-5, Algorithm 1).
 
-:func:`cqboost` (over ``[H, -H]``) and :func:`cqboost_stumps` (over every decision stump and
-its complement) share their arguments and result with the other column-generation learners
+:func:`cqboost` (over ``[H, -H]``, or every candidate of a :class:`~pacbound.voters.Voters`
+family and its complement) shares its arguments and result with the other column-generation
+learners
 (:mod:`pacbound._src.learning.column_generation`).
 
 roy2016 program (2) / (3), with the first-moment constraint the C-bound needs (``mu1 >= mu``;
@@ -44,16 +45,16 @@ from pacbound._src.learning.column_generation import (
     LearnerProblem,
     check_reachable,
     fit,
-    is_search,
     largest_margin,
     prepare,
 )
 from pacbound._src.learning.column_generation_loop import MasterSolution, RestrictedMaster
-from pacbound._src.learning.protocol import LearnerResult, learner
 from pacbound._src.optimization.simplex_qp import solve_simplex_qp
+from pacbound._src.protocol import LearnerResult
 from pacbound._src.validation import check_scalar
+from pacbound._src.voters.protocol import is_voters
 
-__all__ = ["cqboost", "cqboost_max_mu", "cqboost_stumps"]
+__all__ = ["cqboost", "cqboost_max_mu"]
 
 
 def _empty(p: LearnerProblem, max_iter: int) -> MasterSolution:
@@ -98,7 +99,7 @@ def cqboost_max_mu(votes: Any, y: ArrayLike, sample_weight: ArrayLike | None = N
       >>> float(cqboost_max_mu(H, y))  # each voter (or its complement) has margin 1/2
       0.5
     """
-    matrix_free = is_search(votes)
+    matrix_free = is_voters(votes)
     y, w = prepare(votes, y, sample_weight, matrix_free)
     return largest_margin(votes, y, w, matrix_free)
 
@@ -113,7 +114,7 @@ CQBOOST = ColumnGenerationSpec(RestrictedMaster(_empty, _solve), _check, (1e-10,
 
 
 def cqboost(
-    H: ArrayLike,
+    voters: Any,
     y: ArrayLike,
     mu: ArrayLike,
     *,
@@ -132,7 +133,13 @@ def cqboost(
     docstring; the shared arguments and result: :mod:`pacbound._src.learning.column_generation`).
 
     Args:
-      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: ``(m,)`` labels in ``{-1, +1}``.
       mu: the first margin moment to reach, in ``(0, cqboost_max_mu(H, y)]``; traced.
       sample_weight: ``(m,)`` example weights ``>= 0`` (the moments are weighted means).
@@ -143,7 +150,7 @@ def cqboost(
       master_max_iter: FISTA's step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`, ``q`` a distribution over
+      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` a distribution over
       ``[H, -H]``, ``objective`` ``mu2`` (the weighted second margin moment, program (3)'s
       objective), ``info`` a
       :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
@@ -163,43 +170,4 @@ def cqboost(
       >>> float(jnp.mean(jnp.sign(F) != y)), round(float(jnp.mean(y * F)), 3), bool(r.converged)
       (0.0, 0.3, True)
     """
-    return fit(CQBOOST, H, y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter)
-
-
-@learner(matrix_free=True)
-def cqboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    mu: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
-    master_tol: ArrayLike | None = None,
-    master_max_iter: ArrayLike = 50_000,
-) -> LearnerResult:
-    """CqBoost (roy2016 Algorithm 1) over every decision stump and its complement, matrix-free.
-
-    Program (3) of :func:`cqboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016 §5,
-    footnote 7); pricing is the search's sorted cumulative sums, no stump is materialized.
-
-    Args:
-      search: a stump search, :func:`pacbound._src.voters.stump_search` ``(X)`` or on histograms.
-      y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`cqboost`
-        (``mu`` up to ``cqboost_max_mu(search, y)``).
-
-    Returns:
-      :func:`cqboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
-      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = cqboost_stumps(voters.stump_search(X), y, 0.2, max_iter=5)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
-      (0.1667, 1.0)
-    """
-    return fit(CQBOOST, search, y, mu, sample_weight, tol, max_iter, master_tol,
-               master_max_iter, matrix_free=True)  # fmt: skip
+    return fit(CQBOOST, voters, y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter)

@@ -3,7 +3,7 @@
 :func:`minimize_bound` runs any optax optimizer for a fixed number of steps inside one jitted
 ``lax.scan`` on a bound of the registry (:data:`pacbound._src.certify.BOUNDS`), seen as a function
 of the posterior ``Q`` over the self-complemented set ``[H, -H]`` (the learner protocol,
-:mod:`pacbound._src.learning.protocol`):
+:mod:`pacbound._src.protocol`):
 
 * ``posterior="softmax"``: ``Q = softmax(ln P + theta)`` over the ``2n`` columns of
   ``[H, -H]`` against a prior ``P`` (uniform by default), with the exact ``KL(Q||P)``;
@@ -46,7 +46,7 @@ from pacbound._src.learning.bound_objective import (
     objective,
     run_optimizer,
 )
-from pacbound._src.learning.protocol import LearnerResult
+from pacbound._src.protocol import LearnerResult, learner_status, votes_matrix
 from pacbound._src.validation import (
     check_labels,
     check_sample_weight,
@@ -162,7 +162,7 @@ def _check(H, y, bound: Bound, posterior, delta, max_iter, batch_size, sample_we
 
 
 def minimize_bound(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     bound: str | Bound = "pac_bound_2",
     *,
@@ -211,7 +211,7 @@ def minimize_bound(
         ``None`` (default) uses the whole sample. The certificate always uses all of it.
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
+      :class:`~pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
       the vote's weights on ``H``, ``objective`` the bound at ``q`` (at the optimized ``C``
       for grid bounds), ``steps = max_iter``, ``info`` a :class:`DirectInfo`.
 
@@ -223,6 +223,7 @@ def minimize_bound(
       >>> round(float(r.q.sum()), 4), int(r.steps)  # 4 examples: every bound is vacuous
       (1.0, 20)
     """
+    H = votes_matrix(voters, "minimize_bound")
     dtype = float_dtype(H, y)
     bound = cast_bound(as_bound(bound), dtype)
     _check(H, y, bound, posterior, delta, max_iter, batch_size, sample_weight)
@@ -242,4 +243,5 @@ def minimize_bound(
         cert.statistics.gibbs_risk, cert.majority_vote_risk,
     )  # fmt: skip
     converged = jnp.abs(trajectory[-1] - final) <= tol * jnp.abs(final)
-    return LearnerResult(q, u, final, jnp.asarray(max_iter, jnp.int32), converged, None, info)
+    steps, size = jnp.asarray(max_iter, jnp.int32), jnp.int32(q.shape[-1])
+    return LearnerResult(q, u, final, steps, learner_status(converged), None, size, info=info)

@@ -46,7 +46,7 @@ from pacbound._src.learning.bound_objective import (
     objective,
     run_optimizer,
 )
-from pacbound._src.learning.protocol import LearnerResult
+from pacbound._src.protocol import Family, LearnerResult, learner_status
 from pacbound._src.validation import (
     check_labels,
     check_matrix,
@@ -216,7 +216,7 @@ def minimize_mixture_bound(
       batch_size: examples per step for the bound estimate (``None``: all).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult` with a :class:`MixtureInfo`.
+      :class:`~pacbound._src.protocol.LearnerResult` with a :class:`MixtureInfo`.
 
     Example:
       >>> import jax, jax.numpy as jnp
@@ -258,4 +258,5 @@ def minimize_mixture_bound(
     q = jnp.concatenate([weights, jnp.zeros_like(weights)])
     converged = jnp.abs(trajectory[-1] - final) <= tol * jnp.abs(final)
     steps = jnp.asarray(max_iter, jnp.int32)
-    return LearnerResult(q, weights, final, steps, converged, None, info)
+    return LearnerResult(q, weights, final, steps, learner_status(converged), None,
+                         jnp.int32(q.shape[-1]), Family.GAUSSIAN_MIXTURE, info)  # fmt: skip

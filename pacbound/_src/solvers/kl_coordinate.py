@@ -43,7 +43,7 @@ from pacbound._src.learning.coordinate_step import (
     loss_slope,
     loss_slope_coefficients,
 )
-from pacbound._src.learning.protocol import LearnerResult
+from pacbound._src.protocol import LearnerResult, learner_status, votes_matrix
 from pacbound._src.validation import (
     check_delta,
     check_labels,
@@ -195,7 +195,8 @@ def _solve(H, y, C, gamma, key, tol, delta, sample_weight, loss, relaxation, max
     q = jnp.concatenate([(1.0 / n + c.w) / 2, (1.0 / n - c.w) / 2])
     objective = c.objectives[jnp.maximum(c.sweep - 1, 0)]
     info = KLCoordinateInfo(c.objectives, bound)
-    return LearnerResult(q, c.w, objective, c.sweep, c.change <= tol, None, info)
+    status, size = learner_status(c.change <= tol), jnp.int32(q.shape[-1])
+    return LearnerResult(q, c.w, objective, c.sweep, status, None, size, info=info)
 
 
 def _check(H, y, C, gamma, tol, delta, loss, relaxation, max_iter, sample_weight) -> None:
@@ -216,7 +217,7 @@ def _check(H, y, C, gamma, tol, delta, loss, relaxation, max_iter, sample_weight
 
 
 def kl_coordinate_descent(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     C: ArrayLike,
     gamma: ArrayLike,
@@ -260,7 +261,7 @@ def kl_coordinate_descent(
         weights give a weighted objective whose "bound" is not a PAC-Bayes guarantee.
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`: ``q`` the quasi-uniform posterior
+      :class:`~pacbound._src.protocol.LearnerResult`: ``q`` the quasi-uniform posterior
       ``((1/n + w) / 2, (1/n - w) / 2)`` over ``[H, -H]``, ``weights = w``, ``objective``
       ``f(w)`` (with the relaxed regularizer for ``l2`` / ``l1``), ``steps`` the sweeps run,
       ``converged`` whether the last sweep moved no weight by more than ``tol``, ``info`` a
@@ -279,6 +280,7 @@ def kl_coordinate_descent(
       >>> float(jnp.mean(jnp.sign(H @ res.weights) != y)), round(float(res.q.sum()), 4)
       (0.0, 1.0)
     """
+    H = votes_matrix(voters, "kl_coordinate_descent")
     _check(H, y, C, gamma, tol, delta, loss, relaxation, max_iter, sample_weight)
     shuffle = key is not None
     key = key if shuffle else jax.random.key(0)
@@ -287,7 +289,7 @@ def kl_coordinate_descent(
 
 
 def kl_ql(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     C: ArrayLike,
     gamma: ArrayLike,
@@ -309,6 +311,7 @@ def kl_ql(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
     """
+    H = votes_matrix(voters, "kl_ql")
     options: dict[str, Any] = dict(
         sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
     )
@@ -317,7 +320,7 @@ def kl_ql(
 
 
 def kl_el(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     C: ArrayLike,
     gamma: ArrayLike,
@@ -339,6 +342,7 @@ def kl_el(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
     """
+    H = votes_matrix(voters, "kl_el")
     options: dict[str, Any] = dict(
         sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
     )

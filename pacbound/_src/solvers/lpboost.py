@@ -1,7 +1,8 @@
 """LPBoost by column generation, and the soft-margin master it shares with CG-Boost.
 
-:func:`lpboost` (over ``[H, -H]``) and :func:`lpboost_stumps` (over every decision stump and
-its complement) share their arguments and result with the other column-generation learners
+:func:`lpboost` (over ``[H, -H]``, or every candidate of a :class:`~pacbound.voters.Voters`
+family and its complement) shares its arguments and result with the other column-generation
+learners
 (:mod:`pacbound._src.learning.column_generation`); ``H`` below stands for the voters weighed.
 
 roy2016 §6 discusses LPBoost (Demiriz et al. 2002) as the ``L1``-regularized soft-margin LP of
@@ -46,11 +47,11 @@ from jax.typing import ArrayLike
 
 from pacbound._src.learning.column_generation import ColumnGenerationSpec, LearnerProblem, fit
 from pacbound._src.learning.column_generation_loop import MasterSolution, RestrictedMaster
-from pacbound._src.learning.protocol import LearnerResult, learner
 from pacbound._src.optimization.interior_point import solve_soft_margin
+from pacbound._src.protocol import LearnerResult
 from pacbound._src.validation import check_scalar
 
-__all__ = ["lpboost", "lpboost_stumps", "soft_margin_spec"]
+__all__ = ["lpboost", "soft_margin_spec"]
 
 
 def _empty(p: LearnerProblem, max_iter: int, cost: float) -> MasterSolution:
@@ -108,7 +109,7 @@ LPBOOST = soft_margin_spec(1.0, 0.0)
 
 
 def lpboost(
-    H: ArrayLike,
+    voters: Any,
     y: ArrayLike,
     C: ArrayLike,
     *,
@@ -128,7 +129,13 @@ def lpboost(
     :mod:`pacbound._src.learning.column_generation`).
 
     Args:
-      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: ``(m,)`` labels in ``{-1, +1}``.
       C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
@@ -139,7 +146,7 @@ def lpboost(
       master_max_iter: its step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`, ``q`` the LP's ``q`` divided by its
+      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` the LP's ``q`` divided by its
       sum (uniform for the empty vote ``q = 0`` of a small ``C``), ``objective``
       ``1^T q + C sum_k w_k xi_k`` at the LP's ``q`` (``info.program_weights``), ``info`` a
       :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
@@ -153,42 +160,4 @@ def lpboost(
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
-    return fit(LPBOOST, H, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)
-
-
-@learner(matrix_free=True)
-def lpboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    C: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
-    master_tol: ArrayLike | None = None,
-    master_max_iter: ArrayLike = 100,
-) -> LearnerResult:
-    """LPBoost (roy2016 §6) over every decision stump and its complement, matrix-free.
-
-    The LP of :func:`lpboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016 §5,
-    footnote 7); pricing is the search's sorted cumulative sums.
-
-    Args:
-      search: a stump search, :func:`pacbound._src.voters.stump_search` ``(X)`` or on histograms.
-      y, C, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`lpboost`.
-
-    Returns:
-      :func:`lpboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
-      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = lpboost_stumps(voters.stump_search(X), y, 1.0, max_iter=5)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
-      (0.1667, 1.0)
-    """
-    return fit(LPBOOST, search, y, C, sample_weight, tol, max_iter, master_tol,
-               master_max_iter, matrix_free=True)  # fmt: skip
+    return fit(LPBOOST, voters, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)

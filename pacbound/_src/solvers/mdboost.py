@@ -1,7 +1,8 @@
 """MDBoost: margin-distribution boosting by column generation (Shen & Li 2010; roy2016 §6).
 
-:func:`mdboost` (over ``[H, -H]``) and :func:`mdboost_stumps` (over every decision stump and
-its complement) share their arguments and result with the other column-generation learners
+:func:`mdboost` (over ``[H, -H]``, or every candidate of a :class:`~pacbound.voters.Voters`
+family and its complement) shares its arguments and result with the other column-generation
+learners
 (:mod:`pacbound._src.learning.column_generation`); ``H`` below stands for the voters weighed.
 
 roy2016 §6 states MDBoost on the normalized margin ``gamma = diag(y) H q``:
@@ -37,11 +38,11 @@ from jax.typing import ArrayLike
 
 from pacbound._src.learning.column_generation import ColumnGenerationSpec, LearnerProblem, fit
 from pacbound._src.learning.column_generation_loop import MasterSolution, RestrictedMaster
-from pacbound._src.learning.protocol import LearnerResult, learner
 from pacbound._src.optimization.simplex_qp import solve_simplex_qp
+from pacbound._src.protocol import LearnerResult
 from pacbound._src.validation import check_scalar, is_concrete
 
-__all__ = ["mdboost", "mdboost_stumps"]
+__all__ = ["mdboost"]
 
 
 def _empty(p: LearnerProblem, max_iter: int) -> MasterSolution:
@@ -81,7 +82,7 @@ MDBOOST = ColumnGenerationSpec(RestrictedMaster(_empty, _solve), _check, (1e-10,
 
 
 def mdboost(
-    H: ArrayLike,
+    voters: Any,
     y: ArrayLike,
     D: ArrayLike,
     *,
@@ -101,7 +102,13 @@ def mdboost(
     result: :mod:`pacbound._src.learning.column_generation`).
 
     Args:
-      H: ``(m, n)`` votes in ``[-1, 1]``, as the user has them.
+      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: ``(m,)`` labels in ``{-1, +1}``.
       D: the variance trade-off ``> 0`` (roy2016 §7: ``10^0`` to ``10^2``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0`` with ``sum > 1``.
@@ -112,7 +119,7 @@ def mdboost(
       master_max_iter: FISTA's step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`, ``q`` a distribution over
+      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` a distribution over
       ``[H, -H]``, ``objective`` ``(D/2) gamma^T A_w gamma - w^T gamma``, ``info`` a
       :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
 
@@ -125,42 +132,4 @@ def mdboost(
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
-    return fit(MDBOOST, H, y, D, sample_weight, tol, max_iter, master_tol, master_max_iter)
-
-
-@learner(matrix_free=True)
-def mdboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    D: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
-    master_tol: ArrayLike | None = None,
-    master_max_iter: ArrayLike = 50_000,
-) -> LearnerResult:
-    """MDBoost (roy2016 §6) over every decision stump and its complement, matrix-free.
-
-    The program of :func:`mdboost` over ``[S, -S]``, ``S`` every stump of ``search`` (roy2016
-    §5, footnote 7); pricing is the search's sorted cumulative sums.
-
-    Args:
-      search: a stump search, :func:`pacbound._src.voters.stump_search` ``(X)`` or on histograms.
-      y, D, sample_weight, tol, max_iter, master_tol, master_max_iter: as in :func:`mdboost`.
-
-    Returns:
-      :func:`mdboost`'s result with ``q`` over ``[S, -S]`` for the slots' ``stumps`` (vote
-      ``stumps.votes(X) @ weights``) and ``info.n_candidates``, the number of stumps.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = mdboost_stumps(voters.stump_search(X), y, 1.0, max_iter=5)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), round(float(r.q.sum()), 4)
-      (0.1667, 1.0)
-    """
-    return fit(MDBOOST, search, y, D, sample_weight, tol, max_iter, master_tol,
-               master_max_iter, matrix_free=True)  # fmt: skip
+    return fit(MDBOOST, voters, y, D, sample_weight, tol, max_iter, master_tol, master_max_iter)

@@ -38,7 +38,7 @@ from pacbound._src.learning.mincq_gap import (
     max_realizable_mu,
     mincq_problem,
 )
-from pacbound._src.learning.protocol import LearnerResult, learner
+from pacbound._src.protocol import LearnerResult, learner, votes_matrix
 from pacbound._src.solvers.mincq_path import mincq_path
 
 __all__ = [
@@ -62,7 +62,7 @@ def _solve(problem: MinCqProblem, mu, q0, tol, atol, max_iter) -> LearnerResult:
 
 @learner(path="mu", solve_path=mincq_path, path_options=("tol", "atol", "max_iter"))
 def mincq(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     mu: ArrayLike,
     *,
@@ -97,7 +97,7 @@ def mincq(
       q0: warm start over the ``2n`` columns (a previous result's ``q``).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` over
+      :class:`~pacbound._src.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` over
       ``[H, -H]``; ``weights = q[:n] - q[n:] = 2 Q - 1/n``; ``objective`` Program 1's
       ``Q^T M Q - A^T Q``; ``steps`` the iterations; ``converged`` whether the duality gap met
       the tolerance; ``stumps = None``; ``info`` a :class:`MinCqInfo` (``second_moment``,
@@ -117,13 +117,14 @@ def mincq(
       >>> float(jnp.mean(jnp.sign(F) != y)), round(float(jnp.mean(y * F)), 3), bool(r.converged)
       (0.0, 0.2, True)
     """
+    H = votes_matrix(voters, "mincq")
     check_mincq_inputs(H, y, mu, sample_weight)
     check_tolerances(tol, atol, max_iter)
     return _solve(mincq_problem(H, y, None, sample_weight), mu, q0, tol, atol, max_iter)
 
 
 def tmincq(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     mu: ArrayLike,
     *,
@@ -151,6 +152,7 @@ def tmincq(
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
+    H = votes_matrix(voters, "tmincq")
     check_mincq_inputs(H, y, mu, sample_weight, H_unlabeled)
     check_tolerances(tol, atol, max_iter)
     problem = mincq_problem(H, y, H_unlabeled, sample_weight)

@@ -48,9 +48,9 @@ from pacbound._src.learning.mincq_gap import (
     moment_product,
     project,
 )
-from pacbound._src.learning.protocol import LearnerResult
 from pacbound._src.optimization.fista import FistaState, fused_dot
 from pacbound._src.optimization.projections import box_hyperplane_feasible
+from pacbound._src.protocol import LearnerResult, votes_matrix
 from pacbound._src.validation import check_scalar
 
 __all__ = ["mincq_path", "solve_mincq_path"]
@@ -193,7 +193,7 @@ def solve_mincq_path(
         (``max_iter`` counts products with ``M``: FISTA iterations and CG steps).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult` whose fields have a leading axis of
+      :class:`~pacbound._src.protocol.LearnerResult` whose fields have a leading axis of
       length ``k``, in ``mus``' order (``steps``: products with ``M`` per ``mu``).
 
     Example:
@@ -231,7 +231,7 @@ def solve_mincq_path(
 
 
 def mincq_path(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     mus: ArrayLike,
     *,
@@ -261,7 +261,7 @@ def mincq_path(
       max_iter: cap per ``mu`` on products with ``M`` (FISTA iterations plus CG steps).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult` as
+      :class:`~pacbound._src.protocol.LearnerResult` as
       :func:`~pacbound._src.solvers.mincq`'s,
       with a leading axis of length ``k``, in ``mus``' order.
 
@@ -278,6 +278,7 @@ def mincq_path(
       >>> r.q.shape, [round(float(c), 3) for c in r.objective]
       ((2, 6), [-0.08, -0.07])
     """
+    H = votes_matrix(voters, "mincq_path")
     if np.ndim(mus) != 1 or np.shape(mus)[0] == 0:
         raise ValueError(f"mus must be a non-empty one-dimensional array; got {jnp.shape(mus)}")
     check_scalar("min(mus)", jnp.min(jnp.asarray(mus)), 0.0, low_open=True)

@@ -40,7 +40,7 @@ from jax.typing import ArrayLike
 from pacbound._src.certify import STOCHASTIC_BOUNDS, StochasticStatistics
 from pacbound._src.dirichlet import DEFAULT_SLOPE, check_concentration, dirichlet_kl, voter_errors
 from pacbound._src.learning.bound_objective import run_optimizer
-from pacbound._src.learning.protocol import LearnerResult
+from pacbound._src.protocol import Family, LearnerResult, learner_status, votes_matrix
 from pacbound._src.special import betainc
 from pacbound._src.stochastic_votes import certify_dirichlet, vote_weights
 from pacbound._src.validation import (
@@ -75,9 +75,9 @@ patience=2)``) counted in optimizer steps instead of epochs (module docstring)."
 class DirichletInfo(NamedTuple):
     """What :func:`minimize_dirichlet_bound` adds to the :class:`LearnerResult`.
 
-    Its property ``posterior_family = "dirichlet"`` tells
-    :func:`pacbound._src.certify.certify` that ``q`` is only the mean of the posterior (it refuses
-    the result and points to :func:`pacbound._src.stochastic_votes.certify_dirichlet`).
+    The result's ``family`` is ``Family.DIRICHLET``: :func:`pacbound.certify.certify` knows
+    that ``q`` is only the mean of the posterior (it refuses the result and points to
+    :func:`pacbound.certify.certify_dirichlet`).
 
     Attributes:
       alpha: ``(2n,)`` the posterior's concentrations over ``[H, -H]``.
@@ -95,11 +95,6 @@ class DirichletInfo(NamedTuple):
     risk: jax.Array
     kl: jax.Array
     trajectory: jax.Array
-
-    @property
-    def posterior_family(self) -> str:
-        """``"dirichlet"``: ``q`` is the posterior's mean, not the posterior."""
-        return "dirichlet"
 
 
 def _bound_name(bound: str) -> str:
@@ -175,7 +170,7 @@ def _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight) -> No
 
 
 def minimize_dirichlet_bound(
-    H: ArrayLike,
+    voters: ArrayLike,
     y: ArrayLike,
     bound: str = "seeger",
     *,
@@ -226,7 +221,7 @@ def minimize_dirichlet_bound(
       slope: the sigmoid's slope ``c`` for ``risk="monte_carlo"`` (the paper's 100).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult`: ``q = alpha / sum(alpha)`` over
+      :class:`~pacbound._src.protocol.LearnerResult`: ``q = alpha / sum(alpha)`` over
       ``[H, -H]``, the posterior's *mean* (the certified object is the stochastic vote, not
       the vote of ``q``; :func:`pacbound._src.stochastic_votes.mean_vote_bound` bounds the latter);
       ``weights = q[:n] - q[n:]``; ``objective`` the bound (exact risk) at ``alpha`` (the
@@ -251,6 +246,7 @@ def minimize_dirichlet_bound(
       >>> round(float(r.q.sum()), 4), 0.0 < float(r.objective) <= 1.0, int(r.steps)
       (1.0, True, 20)
     """
+    H = votes_matrix(voters, "minimize_dirichlet_bound")
     name = _bound_name(bound)
     _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight)
     dtype = float_dtype(H, y)
@@ -272,6 +268,6 @@ def minimize_dirichlet_bound(
     info = DirichletInfo(alpha, cert.bounds[name], empirical, kl, trajectory)
     change = jnp.abs(trajectory[-1] - trajectory[max(max_iter - 2, 0)])
     converged = (max_iter > 1) & (change <= tol * jnp.abs(trajectory[-1]))
-    return LearnerResult(
-        q, q[:n] - q[n:], final, jnp.asarray(max_iter, jnp.int32), converged, None, info
-    )
+    steps = jnp.asarray(max_iter, jnp.int32)
+    return LearnerResult(q, q[:n] - q[n:], final, steps, learner_status(converged), None,
+                         jnp.int32(2 * n), Family.DIRICHLET, info)  # fmt: skip

@@ -47,25 +47,17 @@ from jax.typing import ArrayLike
 
 from pacbound._src.learning.boosting import (
     best_voter,
+    boosting_inputs,
     boosting_scan,
     candidates_of,
     initial_distribution,
-    matrix_free_inputs,
     matrix_free_slots,
     scan_after_rounds,
 )
-from pacbound._src.learning.edges import prepare_votes
-from pacbound._src.learning.protocol import LearnerResult, learner
-from pacbound._src.validation import (
-    check_labels,
-    check_positive_int,
-    check_sample_weight,
-    check_scalar,
-    check_votes,
-    float_dtype,
-)
+from pacbound._src.protocol import LearnerResult, learner
+from pacbound._src.validation import check_scalar
 
-__all__ = ["VEBBoostInfo", "truncate_vebboost", "veb_cost", "vebboost", "vebboost_stumps"]
+__all__ = ["VEBBoostInfo", "truncate_vebboost", "veb_cost", "vebboost"]
 
 
 class VEBBoostInfo(NamedTuple):
@@ -102,7 +94,7 @@ def truncate_vebboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult
     (``info.costs[rounds]``), ``steps`` and ``converged`` its own; in ``info`` the later rounds
     read as rounds after boosting ended (the arrays keep their length). For one result
     (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
-    :func:`vebboost` and :func:`vebboost_stumps`.
+    :func:`vebboost` and :func:`vebboost`.
 
     Example:
       >>> import jax.numpy as jnp
@@ -113,7 +105,7 @@ def truncate_vebboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult
       (0.25, 1)
     """
     n = result.q.shape[-1] // 2
-    return scan_after_rounds(result.info, rounds, n, result.stumps, "costs")
+    return scan_after_rounds(result.info, rounds, n, result.voters, "costs")
 
 
 def veb_cost(
@@ -171,12 +163,12 @@ def _vebboost(voters, y, lam, sample_weight, n_rounds):
     selected, alphas, errors, costs = _rounds(learn, y, n_rounds, lam, sample_weight)
     extra = matrix_free_slots(voters, selected)
     info = VEBBoostInfo(selected, alphas, costs, errors, extra.n_candidates, extra.slots)
-    return scan_after_rounds(info, n_rounds, candidates.size, extra.stumps, "costs")
+    return scan_after_rounds(info, n_rounds, candidates.size, extra.voters, "costs")
 
 
 @learner(prefix="n_rounds", truncate=truncate_vebboost)
 def vebboost(
-    H: ArrayLike,
+    voters: Any,
     y: ArrayLike,
     lam: ArrayLike,
     n_rounds: int,
@@ -193,8 +185,13 @@ def vebboost(
     (Theorem 3).
 
     Args:
-      H: votes ``(m, n)`` in ``{-1, +1}`` as the user has them (never self-complemented: each
-        voter's complement is offered implicitly); float or int8.
+      voters: the votes ``H`` ``(m, n)`` in ``{-1, +1}`` as the user has them (never
+        self-complemented: the complements are offered implicitly; int8 votes take an exact
+        int8 product, :mod:`pacbound._src.learning.edges`), or a
+        :class:`~pacbound.voters.Voters` family searched matrix-free
+        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
+        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
+        (vote on new points: ``result.voters.votes(X) @ result.weights``).
       y: labels in ``{-1, +1}``, ``(m,)``.
       lam: the variance weight ``lambda`` in ``[0, 1]``.
       n_rounds: the number of rounds ``S`` (static).
@@ -204,7 +201,7 @@ def vebboost(
         ``y``). ``None``: all 1.
 
     Returns:
-      :class:`pacbound._src.learning.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      :class:`pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
       to the rounds' ``alpha`` (uniform if no round voted); ``objective`` the final cost
       ``J(f)``; ``steps`` the rounds that voted; ``converged`` whether boosting ended before
       ``S`` rounds as Fig. 1 prescribes (its ``break``, ``alpha < 0``, or a learner with no
@@ -223,48 +220,6 @@ def vebboost(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), int(r.steps)
       (0.0, 1.0, 3)
     """
-    check_votes(H, binary=True)
-    _check(y, jnp.shape(H)[0], lam, n_rounds, sample_weight)
-    y = jnp.asarray(y, float_dtype(H, y))
-    return _vebboost(prepare_votes(H, y.dtype), y, lam, sample_weight, int(n_rounds))
-
-
-@learner(prefix="n_rounds", truncate=truncate_vebboost, matrix_free=True)
-def vebboost_stumps(
-    search: Any,
-    y: ArrayLike,
-    lam: ArrayLike,
-    n_rounds: int,
-    *,
-    sample_weight: ArrayLike | None = None,
-) -> LearnerResult:
-    """VEB-Boost over every decision stump and its complement, matrix-free (``O(d m)`` per
-    round).
-
-    The weak learner of each round is the best stump under ``u`` over all thresholds of every
-    feature and both signs (:func:`pacbound._src.voters.stump_search`, or any search with the
-    ``candidate_*`` methods). Same arguments and result as :func:`vebboost` (the same rounds
-    as :func:`vebboost` on the materialized ``[S, -S]`` of all stumps; with zero weights the
-    candidates still include stumps constant on the weighted examples). The result's
-    ``stumps`` are the ``S`` rounds' stumps, ``q`` is over their ``[S, -S]``; evaluate the vote
-    with ``pacbound._src.voters.stumps_vote(r.stumps, r.weights, X)``.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> X = jnp.arange(6.0).reshape(6, 1); y = jnp.array([-1., -1., 1., 1., 1., -1.])
-      >>> r = vebboost_stumps(voters.stump_search(X), y, 0.1, 3)
-      >>> F = voters.stumps_vote(r.stumps, r.weights, X)
-      >>> round(float(jnp.mean(jnp.sign(F) != y)), 4), r.q.shape
-      (0.1667, (6,))
-    """
-    y, m = matrix_free_inputs(search, y)
-    _check(y, m, lam, n_rounds, sample_weight)
-    return _vebboost(search, y, lam, sample_weight, int(n_rounds))
-
-
-def _check(y, m, lam, n_rounds, sample_weight) -> None:
-    check_positive_int("n_rounds", n_rounds)
-    check_labels(y, m)
     check_scalar("lam", lam, 0.0, 1.0)  # Theorem 2's range
-    check_sample_weight(sample_weight, m)
+    voters, y = boosting_inputs(voters, y, n_rounds, sample_weight, binary=True)
+    return _vebboost(voters, y, lam, sample_weight, int(n_rounds))

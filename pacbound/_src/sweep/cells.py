@@ -4,7 +4,7 @@
   folds, voters fitted per training fold, validation;
 * device side: one fit per cell (:func:`grid_chunk`) or per fold and cell, scored on the
   held-out mask (:func:`cv_chunk`); a learner that declares a prefix hyperparameter
-  (:func:`pacbound._src.learning.protocol.traits`: boosting's ``n_rounds``) is fitted once at the
+  (:func:`pacbound._src.protocol.traits`: boosting's ``n_rounds``) is fitted once at the
   grid's largest value and every smaller value is read by its ``truncate``.
 """
 
@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from pacbound._src.learning.protocol import traits
+from pacbound._src.protocol import traits
 from pacbound._src.sweep.paths import path_result
 from pacbound._src.validation import check_positive_int, check_votes
 from pacbound._src.voters import fit_stumps, self_complemented, votes

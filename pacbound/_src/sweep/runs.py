@@ -41,7 +41,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound._src.certify import BOUNDS, as_bound, certify, is_quasi_uniform
-from pacbound._src.learning.protocol import traits
+from pacbound._src.protocol import traits
 from pacbound._src.sweep.cells import (
     Cells,
     Plan,
@@ -161,7 +161,7 @@ def grid(
     the devices; changing the values reuses the compilation.
 
     Args:
-      learner: a learner following the protocol (:mod:`pacbound._src.learning.protocol`):
+      learner: a learner following the protocol (:mod:`pacbound._src.protocol`):
         ``mincq``, ``cqboost``, ``lpboost``, ``kl_coordinate_descent``, ... or a
         ``functools.partial`` of one (a declared prefix, e.g. ``n_rounds``, reads prefixes of
         one run of the largest value; a declared path runs as one continuation).

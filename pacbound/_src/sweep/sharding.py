@@ -290,7 +290,7 @@ def shard_examples(
     result to any learner unchanged::
 
         H, y, w = shard_examples(H, y)                # or a histogram_search(X)
-        result = cbboost(H, y, 100, sample_weight=w)  # or cbboost_stumps(search, ...)
+        result = cbboost(H, y, 100, sample_weight=w)  # or cbboost(search, ...)
 
     A certificate of the result reads the unpadded data (``certify(result, H_or_X, y)``).
 

@@ -73,7 +73,7 @@ class StumpSearch(NamedTuple):
         above = jnp.where(jnp.arange(m) > k, 1, -1).astype(dtype)
         return jnp.zeros(m, dtype).at[self.order[f]].set(above)
 
-    def candidate_stumps(self, b: jax.Array) -> Stumps:
+    def candidate_voters(self, b: jax.Array) -> Stumps:
         """The :class:`Stumps` of base stumps ``b`` (an int array), to vote on new points."""
         f, k = jnp.divmod(b, _padded(self.order.shape[1]))
         k = jnp.minimum(k, self.thresholds.shape[1] - 1)

@@ -33,7 +33,7 @@ threshold ``-inf`` below every other bin: ``x > t`` is False for NaN, so
 
 API: :func:`histogram_search` (= :func:`binned_search` of :func:`bin_features`) gives a
 :class:`HistogramSearch` whose methods ``candidate_edges`` (:func:`histogram_edges`),
-``candidate_mask``, ``candidate_votes``, ``candidate_stumps`` and ``n_examples`` every
+``candidate_mask``, ``candidate_votes``, ``candidate_voters`` and ``n_examples`` every
 matrix-free stump search offers; :func:`histograms` is the pass itself.
 
 Design of the pass (XLA:CPU; the figures are in ``benchmarks/results/bench_scale.json``): per
@@ -169,7 +169,7 @@ class HistogramSearch(NamedTuple):
         """``(m,)`` votes ``h(x_i)`` in ``dtype`` of candidate ``index = f * P + k`` (traced)."""
         return _candidate_votes(self, index, dtype)
 
-    def candidate_stumps(self, index: ArrayLike) -> Stumps:
+    def candidate_voters(self, index: ArrayLike) -> Stumps:
         """:class:`pacbound._src.voters.Stumps` of the candidates ``index`` (int array, any
         shape)."""
         index = jnp.asarray(index)

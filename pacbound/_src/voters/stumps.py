@@ -116,7 +116,7 @@ def stumps_vote(stumps: Stumps, weights: ArrayLike, X: ArrayLike) -> jax.Array:
     """The weighted vote ``sum_t weights_t h_t(x)`` of a stump set on ``X`` ``(m', d)``.
 
     A negative weight votes for the complement ``-h_t``. Matrix-free learners return their
-    stumps with ``q`` and ``signs``: their vote is ``stumps_vote(r.stumps, r.q * r.signs, X)``,
+    stumps with ``q`` and ``signs``: their vote is ``stumps_vote(r.voters, r.q * r.signs, X)``,
     whose sign is the majority vote ``B_Q`` (a tie, vote 0, counts as an error).
 
     Example:

@@ -4,7 +4,7 @@ germain2009 §5 compares KL-QL with ridge regression over the decision stumps' v
 eq. (17) with ``v = w / gamma`` and no box, ``min_v C sum_i (y_i v.h(x_i) - 1)^2 + ||v||^2``,
 i.e. ``v = (H^T W H + I / C)^-1 H^T W y`` (scikit-learn's ``RidgeClassifier(alpha=1/C,
 fit_intercept=False)``). :func:`ridge_votes` follows the learner protocol
-(:mod:`pacbound._src.learning.protocol`), so :func:`pacbound._src.sweep.cross_validate` runs it
+(:mod:`pacbound._src.protocol`), so :func:`pacbound._src.sweep.cross_validate` runs it
 like the
 other learners; its vote ``H v`` states the posterior ``|v| / ||v||_1`` over ``[H, -H]``.
 """
@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from pacbound._src.learning.protocol import LearnerResult, learner, posterior_from_weights
+from pacbound._src.protocol import LearnerResult, learner, learner_status, posterior_from_weights
 from pacbound._src.validation import (
     check_labels,
     check_sample_weight,
@@ -43,8 +43,9 @@ def _ridge(H, y, C, w):
     q = posterior_from_weights(v)
     objective = C * residual + v @ v
     one = jnp.ones((), jnp.int32)
+    size = jnp.int32(q.shape[0])
     return LearnerResult(q, q[: v.shape[0]] - q[v.shape[0] :], objective, one,
-                         jnp.ones((), bool), None, RidgeInfo(v))  # fmt: skip
+                         learner_status(True), None, size, info=RidgeInfo(v))  # fmt: skip
 
 
 @learner()
@@ -60,7 +61,7 @@ def ridge_votes(
       sample_weight: ``(m,)`` weights ``>= 0`` (0/1 fold masks equal slicing).
 
     Returns:
-      :class:`~pacbound._src.learning.protocol.LearnerResult` (one step, converged) whose vote is
+      :class:`~pacbound._src.protocol.LearnerResult` (one step, converged) whose vote is
       ``H v / ||v||_1``, with the coefficients ``v`` in ``info``.
 
     Example:

@@ -58,35 +58,126 @@ evaluates every registered PAC-Bayes bound on ``result.q`` against the uniform p
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from pacbound._src.voters.protocol import is_voters
 
 __all__ = [
+    "Family",
     "LearnerResult",
     "LearnerTraits",
+    "Status",
     "complemented_posterior",
     "learner",
+    "learner_status",
     "posterior_from_weights",
     "traits",
+    "votes_matrix",
 ]
+
+
+class Status(enum.IntEnum):
+    """Why a learner stopped; :attr:`LearnerResult.status` holds the value (int32, traced).
+
+    ``converged`` is ``status == SUCCESSFUL``; under ``jax.vmap`` each cell has its own.
+    Compare with the members (``result.status == Status.MAX_ITER_REACHED``) or read one with
+    ``Status(int(result.status))``.
+
+    Example:
+      >>> Status(1).name, int(Status.SUCCESSFUL)
+      ('MAX_ITER_REACHED', 0)
+    """
+
+    SUCCESSFUL = 0
+    """The learner met its stopping rule (its tolerance, or nothing left to add)."""
+    MAX_ITER_REACHED = 1
+    """It used its whole iteration cap (``max_iter``, ``n_rounds``) first."""
+    INFEASIBLE_HYPERPARAMETER = 2
+    """The hyperparameter cannot be met on this sample (e.g. MinCq's ``mu`` above every
+    realizable first moment, on a fold under ``vmap``): ``q`` is NaN."""
+    MASTER_NOT_CERTIFIED = 3
+    """Column generation: a restricted master's solve did not certify its tolerance."""
+
+
+def learner_status(
+    done: ArrayLike, infeasible: ArrayLike = False, uncertified: ArrayLike = False
+) -> jax.Array:
+    """The :class:`Status` (int32) of a run: ``INFEASIBLE_HYPERPARAMETER`` where
+    ``infeasible``, else ``MASTER_NOT_CERTIFIED`` where ``uncertified``, else ``SUCCESSFUL``
+    where ``done``, else ``MAX_ITER_REACHED``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> learner_status(jnp.array([True, False, True]), jnp.array([False, False, True])).tolist()
+      [0, 1, 2]
+    """
+    status = jnp.where(done, int(Status.SUCCESSFUL), int(Status.MAX_ITER_REACHED))
+    status = jnp.where(uncertified, int(Status.MASTER_NOT_CERTIFIED), status)
+    return jnp.where(infeasible, int(Status.INFEASIBLE_HYPERPARAMETER), status).astype(jnp.int32)
+
+
+def votes_matrix(voters: Any, learner_name: str) -> Any:
+    """``voters`` itself, for a learner that reads every voter's votes: a
+    :class:`~pacbound.voters.Voters` family is refused with a ``TypeError`` that says so.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> votes_matrix(voters.stump_search(jnp.arange(4.0).reshape(4, 1)), "mincq")
+      Traceback (most recent call last):
+      ...
+      TypeError: mincq needs the vote matrix H ...
+    """
+    if is_voters(voters):
+        raise TypeError(
+            f"{learner_name} needs the vote matrix H (m, n): its program reads every voter's "
+            f"votes, so it cannot search a voter family ({type(voters).__name__}) matrix-free; "
+            "give it the family's votes, e.g. voters.votes(voters.fit_stumps(X), X), or use a "
+            "greedy learner (cbboost, adaboost, vebboost, cqboost, lpboost, cgboost, mdboost)"
+        )
+    return voters
+
+
+class Family(enum.IntEnum):
+    """What a result's ``q`` parametrizes (:attr:`LearnerResult.family`, int32).
+
+    Example:
+      >>> Family(1).name
+      'DIRICHLET'
+    """
+
+    CATEGORICAL = 0
+    """``q`` is the posterior itself, a distribution over the voters."""
+    DIRICHLET = 1
+    """``q`` is the mean of a Dirichlet posterior (a stochastic vote; ``info.alpha``)."""
+    GAUSSIAN_MIXTURE = 2
+    """``q`` weighs the centres of a Gaussian mixture over linear voters (roy2016 §3)."""
 
 
 class LearnerResult(NamedTuple):
     """What every learner returns (the protocol's one result base).
 
     Attributes:
-      q: ``(2n,)`` the posterior, a distribution over ``[H, -H]`` (matrix-free: over
-        ``[S, -S]`` for the ``n`` stumps ``S = stumps``).
+      q: ``(2n,)`` the posterior, a distribution over ``[H, -H]`` (over a voter family: over
+        ``[V, -V]`` for the ``n`` selected voters ``V = voters``).
       weights: ``(n,)`` the signed vote weights ``q[:n] - q[n:]``; the vote is ``H @ weights``.
       objective: the learner's objective at ``q`` (each learner says which).
       steps: int32, iterations / rounds / sweeps / columns added / optimizer steps.
-      converged: bool, whether the learner met its stopping rule before its cap.
-      stumps: :class:`pacbound._src.voters.Stumps` the posterior is over (matrix-free learners),
-        ``None`` for learners over the columns of ``H``.
+      status: int32, a :class:`Status`: why the learner stopped.
+      voters: the voters ``q`` is over when the learner searched a voter family (what the
+        family's ``candidate_voters`` returned: e.g. :class:`pacbound.voters.Stumps`, with
+        ``voters.votes(X)``); ``None`` for learners over the columns of ``H``.
+      prior_size: int32, the number of voters the uniform prior is over: ``2n`` for ``H``,
+        twice the family's candidates for a search (what :func:`pacbound.certify.certify`
+        takes the KL against).
+      family: int32, a :class:`Family`: what ``q`` parametrizes.
       info: the learner's own extras (a NamedTuple, documented with the learner).
     """
 
@@ -94,9 +185,16 @@ class LearnerResult(NamedTuple):
     weights: jax.Array
     objective: jax.Array
     steps: jax.Array
-    converged: jax.Array
-    stumps: Any
-    info: Any
+    status: jax.Array
+    voters: Any = None
+    prior_size: Any = None
+    family: Any = 0
+    info: Any = None
+
+    @property
+    def converged(self) -> jax.Array:
+        """bool, ``status == Status.SUCCESSFUL``: the learner met its stopping rule."""
+        return jnp.asarray(self.status) == int(Status.SUCCESSFUL)
 
 
 def posterior_from_weights(weights: jax.Array) -> jax.Array:
@@ -143,7 +241,6 @@ class LearnerTraits(NamedTuple):
       solve_path: ``solve_path(H, y, values, *, sample_weight=None, **options)``, results
         stacked on a leading axis in the order of ``values``.
       path_options: the options ``solve_path`` accepts (others keep the vmapped cells).
-      matrix_free: whether the learner takes a stump search instead of ``H``.
     """
 
     prefix: str | None = None
@@ -151,7 +248,6 @@ class LearnerTraits(NamedTuple):
     path: str | None = None
     solve_path: Callable | None = None
     path_options: frozenset[str] = frozenset()
-    matrix_free: bool = False
 
 
 _TRAITS = "__pacbound_traits__"
@@ -164,7 +260,6 @@ def learner(
     path: str | None = None,
     solve_path: Callable | None = None,
     path_options: tuple[str, ...] = (),
-    matrix_free: bool = False,
 ) -> Callable[[Callable], Callable]:
     """Declare what a learner can do; the decorated function is returned unchanged.
 
@@ -177,9 +272,7 @@ def learner(
     """
     if (prefix is None) != (truncate is None) or (path is None) != (solve_path is None):
         raise ValueError("declare prefix with truncate, and path with solve_path")
-    declared = LearnerTraits(
-        prefix, truncate, path, solve_path, frozenset(path_options), matrix_free
-    )
+    declared = LearnerTraits(prefix, truncate, path, solve_path, frozenset(path_options))
 
     def declare(fn: Callable) -> Callable:
         setattr(fn, _TRAITS, declared)
