@@ -18,7 +18,6 @@ alpha_s h_s``. This module holds what they share:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -45,7 +44,7 @@ from pacbound._src.validation import (
     check_votes,
     float_dtype,
 )
-from pacbound._src.voters.protocol import is_voters
+from pacbound._src.voters.protocol import family_sample, is_voters
 
 __all__ = [
     "MatrixFreeSlots",
@@ -406,10 +405,7 @@ def boosting_inputs(
     """
     check_positive_int("n_rounds", n_rounds)
     if is_voters(voters):
-        leaves, treedef = jax.tree.flatten(voters)
-        dtype = float_dtype(*leaves, y)
-        shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in leaves)
-        m = _examples(treedef, shapes, jnp.dtype(dtype))
+        m, dtype = family_sample(voters, y)
     else:
         check_votes(voters, binary=binary)
         m, dtype = jnp.shape(voters)[0], float_dtype(voters, y)
@@ -417,10 +413,3 @@ def boosting_inputs(
     check_sample_weight(sample_weight, m)
     y = jnp.asarray(y, dtype)
     return (voters if is_voters(voters) else prepare_votes(voters, y.dtype)), y
-
-
-@functools.lru_cache(maxsize=64)
-def _examples(treedef, shapes: tuple, dtype) -> int:
-    """The examples a search of these shapes was built on (traced once per shapes)."""
-    search = jax.tree.unflatten(treedef, shapes)
-    return jax.eval_shape(lambda s: s.candidate_votes(jnp.int32(0), dtype), search).shape[0]

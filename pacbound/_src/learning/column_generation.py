@@ -73,7 +73,6 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound._src.learning.candidates import (
@@ -100,7 +99,7 @@ from pacbound._src.validation import (
     float_dtype,
     is_concrete,
 )
-from pacbound._src.voters.protocol import is_voters
+from pacbound._src.voters.protocol import family_sample, is_voters
 
 __all__ = [
     "ColumnGenerationInfo",
@@ -177,27 +176,6 @@ class ColumnGenerationSpec(NamedTuple):
 
 
 # --------------------------------------------------------------------- the boundary
-def _first_candidate(search: Any) -> tuple[jax.Array, Any]:
-    """The votes and the stumps of the search's first candidate (for their shapes)."""
-    first = jnp.zeros(1, jnp.int32)
-    return search.candidate_votes(first[0], jnp.float32), search.candidate_voters(first)
-
-
-def _search_sample(search: Any) -> tuple[int, Any]:
-    """``(m, thresholds' dtype)`` of a stump search, from its candidate methods' shapes.
-
-    One module-level function under ``jax.eval_shape``, so that the trace is cached per
-    search type and shapes (a new closure per call would be traced again every call).
-    """
-    if not is_voters(search):
-        raise ValueError(
-            "search must be a stump search (pacbound._src.voters.stump_search(X)) with the "
-            f"candidate_* methods; got {type(search).__name__}"
-        )
-    votes, stumps = jax.eval_shape(_first_candidate, search)
-    return votes.shape[0], stumps.thresholds.dtype
-
-
 def prepare(
     votes: Any, y: ArrayLike, sample_weight: ArrayLike | None, matrix_free: bool
 ) -> tuple[jax.Array, jax.Array]:
@@ -215,8 +193,7 @@ def prepare(
       ('float32', [1.0, 1.0, 1.0, 1.0])
     """
     if matrix_free:
-        m, thresholds = _search_sample(votes)
-        dtype = float_dtype(np.zeros(0, thresholds), y)
+        m, dtype = family_sample(votes, y)
     else:
         check_votes(votes)
         m, dtype = jnp.shape(votes)[0], float_dtype(votes, y)

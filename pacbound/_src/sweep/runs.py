@@ -61,6 +61,7 @@ from pacbound._src.sweep.paths import solves_as_path
 from pacbound._src.sweep.sharding import map_cells
 from pacbound._src.validation import check_delta, check_labels, check_positive_int, check_votes
 from pacbound._src.voters import check_features
+from pacbound._src.voters.protocol import family_sample, is_voters
 
 __all__ = [
     "BoundSelection",
@@ -195,15 +196,19 @@ def grid(
       >>> out.values["n_rounds"].tolist(), out.result.steps.tolist()
       ([1, 3], [1, 3])
     """
-    check_votes(H)
-    check_labels(y, jnp.shape(H)[0])
+    if is_voters(H):
+        check_labels(y, family_sample(H)[0])
+    else:
+        check_votes(H)
+        check_labels(y, jnp.shape(H)[0])
+        H = jnp.asarray(H)
     cells = make_cells(learner, grids, zip)
     static, traced = split_options(options)
     path = solves_as_path(learner, grids, options)
     plan = Plan(learner, static, cells.prefix, cells.max_rounds, batch_size=_batch(batch_size),
                 path=path)  # fmt: skip
     execution = _execution(devices, chunk_size, memory_budget, progress)
-    out = _run(grid_chunk, plan, cells, (jnp.asarray(H), jnp.asarray(y), traced), execution)
+    out = _run(grid_chunk, plan, cells, (H, jnp.asarray(y), traced), execution)
     return GridResult(out, cells.values)
 
 

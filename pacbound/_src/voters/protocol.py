@@ -11,11 +11,16 @@ own family (trees, kernels, features): docs/protocol.md has a worked example.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Protocol, runtime_checkable
 
 import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
 
-__all__ = ["Voters", "is_voters"]
+from pacbound._src.validation import float_dtype
+
+__all__ = ["Voters", "family_sample", "is_voters"]
 
 
 @runtime_checkable
@@ -65,3 +70,28 @@ def is_voters(voters: Any) -> bool:
       (True, False)
     """
     return isinstance(voters, Voters)
+
+
+def family_sample(voters: Any, *others: ArrayLike) -> tuple[int, Any]:
+    """``(m, dtype)`` of a :class:`Voters` family: the number of training examples (the length
+    of a candidate's votes, from the methods' shapes alone) and the computation dtype (float64
+    when one of the family's arrays or of ``others`` is, float32 otherwise).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> m, dtype = family_sample(voters.stump_search(jnp.arange(6.0).reshape(6, 1)))
+      >>> m, str(dtype)
+      (6, 'float32')
+    """
+    leaves, treedef = jax.tree.flatten(voters)
+    dtype = jnp.dtype(float_dtype(*leaves, *others))
+    shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in leaves)
+    return _examples(treedef, shapes, dtype), dtype
+
+
+@functools.lru_cache(maxsize=64)
+def _examples(treedef, shapes: tuple, dtype) -> int:
+    """The examples a family of these shapes was built on (traced once per type and shapes)."""
+    family = jax.tree.unflatten(treedef, shapes)
+    return jax.eval_shape(lambda f: f.candidate_votes(jnp.int32(0), dtype), family).shape[0]
