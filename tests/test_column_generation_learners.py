@@ -268,7 +268,7 @@ def _stump_columns(search, selected, m):
 @pytest.mark.parametrize("name", _one_per_master(default={"cqboost", "cgboost"}))
 def test_matrix_free_stumps_equal_all_materialized_stumps(problem, name):
     case = CASES[name]
-    X, y, value, max_iter = case.voters(problem[0], problem[1], stump_search(problem[0]))
+    X, y, value, max_iter = case.stumps(problem[0], problem[1], stump_search(problem[0]))
     H_all = ref.all_stumps(X)
     valid = ~np.isnan(H_all).any(axis=0)
     search = stump_search(X)

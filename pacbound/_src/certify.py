@@ -681,7 +681,7 @@ def _posterior(posterior: Any, H: Any, prior: Any, H_unlabeled: Any = None) -> _
         if bool(jnp.any(family == Family.DIRICHLET)):
             raise ValueError(
                 "a Dirichlet posterior is a stochastic vote, not a finite posterior (q is only "
-                "its mean): certify it with pacbound._src.stochastic_votes.certify_dirichlet(r.info"
+                "its mean): certify it with pacbound.certify.certify_dirichlet(r.info"
                 ".alpha, H, y), or read info.certified"
             )
         if bool(jnp.any(family == Family.GAUSSIAN_MIXTURE)):
