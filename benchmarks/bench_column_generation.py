@@ -125,7 +125,7 @@ def compare(name, fit, program, value, max_columns, start, data, repeats) -> lis
     full = program(H, y, value).objective
 
     def run():
-        return fit(S, y, value, tol=EPS, max_iter=max_columns)
+        return fit(S, y, value, tol=EPS, max_columns=max_columns)
 
     t0 = time.perf_counter()
     r = jax.block_until_ready(run())
@@ -152,14 +152,14 @@ def sweep(name, fit, program, values, max_columns, start, data) -> list[list]:
     grid = jnp.asarray(values)
 
     def run():
-        return jax.vmap(lambda v: fit(S, y, v, tol=EPS, max_iter=max_columns))(grid)
+        return jax.vmap(lambda v: fit(S, y, v, tol=EPS, max_columns=max_columns))(grid)
 
     jax.block_until_ready(run())
     t0 = time.perf_counter()
     r = jax.block_until_ready(run())
     secs = time.perf_counter() - t0
     t0 = time.perf_counter()
-    jax.block_until_ready([fit(S, y, v, tol=EPS, max_iter=max_columns) for v in values])
+    jax.block_until_ready([fit(S, y, v, tol=EPS, max_columns=max_columns) for v in values])
     loop_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     refs = [reference_cg(program, start, H, y, v, max_columns) for v in values]

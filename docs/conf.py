@@ -33,14 +33,8 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 # The modules api.rst lists (each page lists its submodules).
 API_MODULES = [
     "pacbound.margins", "pacbound.cbound", "pacbound.kl", "pacbound.bounds", "pacbound.certify",
-    "pacbound._src.loss_statistics", "pacbound._src.dirichlet", "pacbound._src.stochastic_votes",
-    "pacbound._src.ensemble_bounds", "pacbound._src.second_order_minimize",
-    "pacbound._src.numerics",
-    "pacbound._src.special", "pacbound._src.validation", "pacbound.voters", "pacbound.datasets",
-    "pacbound._src.optimization", "pacbound.solvers", "pacbound.sweep", "pacbound.estimators",
-    "pacbound._src.apps", "pacbound._src.compilation_cache", "pacbound.projections",
-    "pacbound.sharding",
-    "pacbound.plots",
+    "pacbound.ensembles", "pacbound.voters", "pacbound.datasets", "pacbound.solvers",
+    "pacbound.sweep", "pacbound.estimators", "pacbound.plots",
 ]  # fmt: skip
 exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
 
@@ -95,26 +89,22 @@ class _AutoModule(AutodocDirective):
 
 
 def _skip_member(app, what, name, obj, skip, options):
-    """Document each object once, where it is defined, and nothing that is not ours.
+    """Document each public module's ``__all__`` (its members are defined under the private
+    ``pacbound._src``), and nothing that is not ours.
 
     Skips the ``Alias for field number k`` properties of NamedTuples (the class's own
     ``Attributes:`` section documents the fields), the ``set_*_request`` methods that
-    scikit-learn generates on every estimator, and what a package or a former-home module
-    re-exports from another of pacbound's modules (documented there).
+    scikit-learn generates on every estimator, and a module's members outside its ``__all__``.
     """
     doc = getattr(obj, "__doc__", None) or ""
     if isinstance(obj, property) and doc.startswith("Alias for field number"):
         return True
     if re.fullmatch(r"set_\w+_request", name):
         return True
-    defined_in = getattr(obj, "__module__", None)
-    if (
-        what == "module"
-        and isinstance(defined_in, str)
-        and defined_in.startswith("pacbound")
-        and defined_in != _current_module[0]
-    ):
-        return True
+    if what == "module":
+        public = getattr(importlib.import_module(_current_module[0]), "__all__", None)
+        if public is not None and name not in public:
+            return True
     return None
 
 

@@ -1,4 +1,25 @@
-"""Every PAC-Bayes bound of pacbound, as pure functions of statistics of a sample."""
+"""Every PAC-Bayes bound of pacbound, as pure functions of statistics of a sample.
+
+Each function takes the statistics a theorem reads (risks, margin moments, tandem risks, KL,
+sample sizes) and ``delta``, is jittable, differentiable, broadcasts over its numeric arguments,
+and returns a certified value: never below the exact value of its formula for the given floats,
+in float32 and float64. Arguments are validated only at concrete inputs (never under a trace).
+The registry that names them for certification and for the minimizers is
+:mod:`pacbound.certify`.
+
+* Gibbs-risk bounds: :func:`mcallester`, :func:`seeger`, :func:`catoni`, :func:`general_loss`
+  (germain2009 Thm 3.2, with :func:`exponential_loss_constants` /
+  :func:`quadratic_loss_constants`), :func:`empirical_bernstein`;
+* majority-vote bounds of germain2015: :func:`pac_bound_0`, :func:`pac_bound_1`,
+  :func:`pac_bound_2` (with :func:`xi`), the C-bound forms :func:`cbound_roy2016` (roy2016
+  Thm 2) and :func:`cbound_quasi_uniform` (laviolette2011 Thm 2);
+* second-order bounds: :func:`tnd_kl`, :func:`tnd_lambda`, :func:`dis` (Masegosa et al. 2020),
+  :func:`cctnd`, :func:`ccpbb`, :func:`pac_bayes_bennett` (Wu et al. 2021),
+  :func:`split_kl_mu_tandem`, :func:`pac_bayes_split_kl` (Wu and Seldin 2022),
+  :func:`pac_bound_1_prime`, :func:`pac_bound_2_prime`;
+* test-set bounds: :func:`binomial_tail_inversion`, :func:`majority_vote_test_set_bound`
+  (Langford 2005 Thm 3.3).
+"""
 
 from pacbound._src.bounds.first_order import (
     catoni,

@@ -1,4 +1,6 @@
-"""The C-bound: from margin moments, from risk and disagreement, and its supremum."""
+"""The C-bound (laviolette2011 Thm 1): from margin moments, from risk and disagreement, and
+its supremum over a trinomial kl-ball (germain2015's PAC-Bound 2).
+"""
 
 from pacbound._src.cbound import (
     cbound,

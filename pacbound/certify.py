@@ -1,4 +1,12 @@
-"""Certificates: every registered bound of a learned vote, in float64, at the boundary."""
+"""Certificates: every registered bound of a learned vote, in float64, at the Python boundary.
+
+:func:`certify` evaluates the bound registry (:data:`BOUNDS`; a new bound is one
+:func:`register_bound` call, :func:`catoni_bound` and :func:`general_loss_bound` make the
+parametrized ones) on a :class:`~pacbound.solvers.LearnerResult` or a posterior, against the
+uniform prior over the learner's self-complemented voters (``result.prior_size``);
+:func:`certify_margins` from margins, :func:`certify_dirichlet` for Dirichlet stochastic votes
+(:data:`STOCHASTIC_BOUNDS`). A :class:`Certificate` states what it assumes.
+"""
 
 from pacbound._src.certify import (
     BOUNDS,

@@ -1,4 +1,12 @@
-"""Second-order bounds of an ensemble: error matrices, statistics, certificates, rho."""
+"""Second-order bounds of a fitted ensemble: error matrices, statistics, certificates, ``rho``.
+
+For voters of any number of classes with out-of-bag masks (:func:`pacbound.voters.ensemble_voters`):
+:func:`error_matrix`, :func:`loss_statistics` (Gibbs, tandem and disagreement statistics),
+:func:`ensemble_statistics`, :func:`certify_ensemble` / :func:`ensemble_report` (every bound for
+uniform and optimized posteriors), :func:`optimize_posterior`, and the minimizers of a
+second-order bound over ``rho`` (:func:`minimize_bound` by gradient, :func:`tnd_alternating`,
+:func:`cctnd_alternating`, :func:`minimize_over_mu`; Masegosa et al. 2020, Wu et al. 2021).
+"""
 
 from pacbound._src.ensemble_bounds import (
     EnsembleCertificate,

@@ -1,4 +1,10 @@
-"""scikit-learn classifiers over the learners (needs the sklearn extra)."""
+"""scikit-learn classifiers over the learners (the ``sklearn`` extra).
+
+One base, :class:`MajorityVoteClassifier` (validation, voters, prediction, ``bound()``,
+``certificate()``, ``save()`` / ``load()``), and one classifier per learner
+(:data:`ESTIMATORS`); :class:`ForestClassifier` reweights and certifies a scikit-learn forest
+by a second-order bound, out of bag. Voter sets: :class:`StumpVoters`, :class:`RBFVoters`.
+"""
 
 from pacbound._src.estimators.base import (
     MajorityVoteClassifier,

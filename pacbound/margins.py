@@ -1,4 +1,6 @@
-"""Margins of a majority vote and their moments, the Gibbs risk, joint error, disagreement."""
+"""Margins of a majority vote ``y * (H @ q)`` and their moments, the Gibbs risk, the joint error
+and the disagreement of a posterior.
+"""
 
 from pacbound._src.margins import (
     disagreement,

@@ -1,4 +1,4 @@
-"""Plots of bounds, risks and boosting rounds (needs the plot extra)."""
+"""Plots of bounds, risks and boosting rounds (the ``plot`` extra)."""
 
 from pacbound._src.apps.plots import (
     plot_bound_vs_delta,

@@ -1,4 +1,27 @@
-"""Learners of weighted majority votes, one function per paper algorithm, on one protocol."""
+"""Learners of weighted majority votes, one function per paper algorithm, on one protocol.
+
+Every learner is ``learner(voters, y, *hyperparameters, sample_weight=None, **options)`` and
+returns a :class:`LearnerResult` (docs: "The learner protocol"). ``voters`` is a vote matrix
+``H`` ``(m, n)`` or any :class:`pacbound.voters.Voters` family, which the greedy learners
+(:func:`cbboost`, :func:`gbcbboost`, :func:`adaboost`, :func:`vebboost`, :func:`cqboost`,
+:func:`lpboost`, :func:`cgboost`, :func:`mdboost`) search matrix-free; the learners whose
+program reads every voter's votes (:func:`mincq`, :func:`tmincq`, the KL-regularized and the
+gradient learners) refuse a family with a ``TypeError``. Hyperparameters are traced (a
+``jax.vmap`` over them compiles once), sizes static; :data:`LEARNERS` lists them by name.
+
+* MinCq / TMinCq (laviolette2011 Programs 1-2): :func:`mincq`, :func:`tmincq`,
+  :func:`mincq_path`, :func:`max_realizable_mu`;
+* column generation (roy2016): :func:`cqboost` (Algorithm 1), :func:`cqboost_max_mu`, and the
+  baselines :func:`lpboost`, :func:`cgboost`, :func:`mdboost`; the hooks for a master of your
+  own: :class:`RestrictedMaster`, :class:`MasterSolution`, :class:`ColumnGenerationSpec`;
+* greedy rounds: :func:`cbboost` / :func:`gbcbboost` (bauvin2020), :func:`adaboost`,
+  :func:`vebboost` (Shivaswamy & Jebara);
+* KL-regularized coordinate descent (germain2009): :func:`kl_coordinate_descent`,
+  :func:`kl_ql`, :func:`kl_el`;
+* gradient minimization of a registered bound: :func:`minimize_bound`,
+  :func:`minimize_mixture_bound` (Gaussian mixtures of linear voters, :func:`mixture_predict`),
+  :func:`minimize_dirichlet_bound` (Dirichlet stochastic votes).
+"""
 
 from pacbound._src.learning.column_generation import (
     ColumnGenerationInfo,

@@ -1,4 +1,11 @@
-"""Hyperparameter grids, k-fold cross-validation and bound-based selection, one compiled call."""
+"""Hyperparameter grids, k-fold cross-validation and bound-based selection, one compiled call.
+
+:func:`grid`, :func:`cross_validate` (folds as example-weight masks,
+:func:`stratified_folds`; voters fitted per training fold, :func:`stump_voters`) and
+:func:`select_by_bound` run any learner of the protocol over its traced hyperparameters,
+sharded over ``jax.devices()`` (and over hosts after ``jax.distributed.initialize``), chunked
+under a memory budget; :func:`shard_examples` splits one learner's examples over devices.
+"""
 
 from pacbound._src.sweep.cells import (
     stratified_folds,

@@ -1,4 +1,14 @@
-"""Voters: what a majority vote votes with, and the Voters protocol learners take."""
+"""Voters: what a majority vote votes with, and the :class:`Voters` protocol learners search.
+
+A voter set evaluated on ``m`` examples is the ``(m, n)`` matrix ``H[i, j] = h_j(x_i)`` in
+``[-1, 1]``: decision stumps (:func:`fit_stumps`, :func:`votes`, :func:`stumps_vote`,
+:func:`self_complemented`), RBF voters (:func:`rbf_votes`, :func:`signed_rbf_votes`), roy2016
+§7's normalization (:func:`fit_tanh_normalization`, :func:`tanh_normalize`), fitted
+scikit-learn ensembles (:func:`ensemble_voters`). A voter *family* is searched without
+materializing its votes through the :class:`Voters` protocol: every threshold of every feature
+(:func:`stump_search`, :func:`best_stump`), or on histograms (:func:`bin_features`,
+:func:`histogram_search`), or a family of your own.
+"""
 
 from pacbound._src.voters.ensembles import (
     EnsembleVoters,

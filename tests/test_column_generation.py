@@ -134,7 +134,7 @@ def test_candidates_price_and_build_the_columns_they_name():
 
 def test_buffer_full_is_reported_not_converged():
     _, y, H = ref.stump_problem()
-    r = cqboost(H[:, : H.shape[1] // 2], y, 0.3, tol=1e-6, max_iter=3)
+    r = cqboost(H[:, : H.shape[1] // 2], y, 0.3, tol=1e-6, max_columns=3)
     assert int(r.steps) == 3 and not bool(r.converged) and float(r.info.max_violation) > 1e-6
     assert int(r.info.n_columns) == 3 and np.all(np.asarray(r.info.selected) >= 0)
 
@@ -142,8 +142,8 @@ def test_buffer_full_is_reported_not_converged():
 def test_jit_of_the_public_function_equals_eager():
     _, y, H = ref.stump_problem()
     S = H[:, : H.shape[1] // 2]
-    jitted = jax.jit(lambda C: lpboost(S, y, C, tol=1e-6, max_iter=40))
-    by_keyword = lpboost(H=S, y=y, C=0.5, max_iter=40)  # real signatures bind names
+    jitted = jax.jit(lambda C: lpboost(S, y, C, tol=1e-6, max_columns=40))
+    by_keyword = lpboost(H=S, y=y, C=0.5, max_columns=40)  # real signatures bind names
     np.testing.assert_allclose(jitted(0.5).objective, by_keyword.objective)
     np.testing.assert_allclose(jitted(0.5).q, by_keyword.q)
 
@@ -159,7 +159,7 @@ def test_public_functions_are_defs_on_the_protocol(dense):
     stumps = getattr(solvers, f"{dense.__name__}_stumps")
     for fn, first in ((dense, "H"), (stumps, "search")):
         params = inspect.signature(fn).parameters
-        assert list(params) == [first, "y", LEARNERS[dense], "sample_weight", "tol", "max_iter",
+        assert list(params) == [first, "y", LEARNERS[dense], "sample_weight", "tol", "max_columns",
                                 "master_tol", "master_max_iter"]  # fmt: skip
         keyword = [p.name for p in params.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
         assert keyword == list(params)[3:]
@@ -167,7 +167,7 @@ def test_public_functions_are_defs_on_the_protocol(dense):
         assert defaults == {
             "sample_weight": None,
             "tol": 1e-6,
-            "max_iter": 100,
+            "max_columns": 100,
             "master_tol": None,
             "master_max_iter": MASTER_MAX_ITER[dense],
         }
@@ -191,8 +191,8 @@ def test_boundary_checks():
         lpboost(S, y, 1.0, sample_weight=-np.ones(len(y)))
     with pytest.raises(ValueError, match="tol"):
         lpboost(S, y, 1.0, tol=-1.0)
-    with pytest.raises(ValueError, match="max_iter"):
-        lpboost(S, y, 1.0, max_iter=0)
+    with pytest.raises(ValueError, match="max_columns"):
+        lpboost(S, y, 1.0, max_columns=0)
     with pytest.raises(ValueError, match="master_tol"):
         cqboost(S, y, 0.2, master_tol=0.0)
     with pytest.raises(ValueError, match="master_max_iter"):

@@ -151,7 +151,7 @@ def solved(problem):
 
     def get(name, value):
         if (name, value) not in cache:
-            cache[name, value] = CASES[name].fit(_split(H), y, value, max_iter=MAX_COLUMNS)
+            cache[name, value] = CASES[name].fit(_split(H), y, value, max_columns=MAX_COLUMNS)
         return cache[name, value]
 
     return get
@@ -190,8 +190,8 @@ def test_zero_weights_equal_slicing(problem, name):
     _, y, H = problem
     S, case = _split(H), CASES[name]
     keep = np.arange(len(y)) % 4 != 1
-    masked = case.fit(S, y, case.value, max_iter=MAX_COLUMNS, sample_weight=keep.astype(float))
-    sliced = case.fit(S[keep], y[keep], case.value, max_iter=MAX_COLUMNS)
+    masked = case.fit(S, y, case.value, max_columns=MAX_COLUMNS, sample_weight=keep.astype(float))
+    sliced = case.fit(S[keep], y[keep], case.value, max_columns=MAX_COLUMNS)
     np.testing.assert_allclose(float(masked.objective), float(sliced.objective), rtol=1e-8)
     if case.unique_q:
         np.testing.assert_allclose(np.asarray(masked.q), np.asarray(sliced.q), atol=1e-6)
@@ -221,7 +221,7 @@ def test_jit_vmap_and_eager_agree_without_recompiling(problem, name, dtype, no_c
     folds = jnp.asarray(np.arange(len(y))[None, :] % 2 != np.arange(2)[:, None], dtype)
 
     def run(value, w, tol=1e-6):
-        return case.fit(S, y, value, sample_weight=w, tol=tol, max_iter=MAX_COLUMNS)
+        return case.fit(S, y, value, sample_weight=w, tol=tol, max_columns=MAX_COLUMNS)
 
     jitted, swept = jax.jit(run), jax.vmap(run)(values, folds)
     rtol, atol = AGREEMENT[dtype]
@@ -248,7 +248,7 @@ def test_float32(problem, name):
     _, y, H = problem
     case = CASES[name]
     r = case.fit(_split(H).astype(np.float32), y.astype(np.float32), case.value,
-                 max_iter=MAX_COLUMNS)  # fmt: skip
+                 max_columns=MAX_COLUMNS)  # fmt: skip
     for t in (r.q, r.weights, r.objective, r.info.program_weights, r.info.alpha):
         assert t.dtype == jnp.float32
     full = case.program(H, y, case.value)
@@ -272,7 +272,7 @@ def test_matrix_free_stumps_equal_all_materialized_stumps(problem, name):
     H_all = ref.all_stumps(X)
     valid = ~np.isnan(H_all).any(axis=0)
     search = stump_search(X)
-    r = case.fit_stumps(search, y, value, max_iter=max_iter)
+    r = case.fit_stumps(search, y, value, max_columns=max_iter)
     assert bool(r.converged)
     full = case.program(H_all[:, valid], y, value)
     np.testing.assert_allclose(float(r.objective), full.objective, rtol=1e-6)
@@ -315,10 +315,10 @@ def test_cqboost_unreachable_mu_names_the_largest(problem):
     np.testing.assert_allclose(float(cqboost_max_mu(stump_search(X), y)),
                                np.max(H_all[:, valid].T @ y) / len(y))  # fmt: skip
     with pytest.raises(ValueError, match=f"largest reachable mu is {largest:.6g}"):
-        cqboost(S, y, largest + 1e-3, max_iter=MAX_COLUMNS)
+        cqboost(S, y, largest + 1e-3, max_columns=MAX_COLUMNS)
     with pytest.raises(ValueError, match="mu"):
         cqboost(S, y, -0.1)
-    traced = jax.jit(lambda mu: cqboost(S, y, mu, max_iter=MAX_COLUMNS))(largest + 1e-3)
+    traced = jax.jit(lambda mu: cqboost(S, y, mu, max_columns=MAX_COLUMNS))(largest + 1e-3)
     assert not bool(traced.converged)  # no check under jit: flagged instead
 
 
@@ -335,7 +335,7 @@ def test_lpboost_empty_vote_is_the_uniform_posterior(problem):
     that empty vote is uniform over [S, -S] (vote 0)."""
     _, y, H = problem
     C = 0.5 / np.max(H.T @ y)
-    r = lpboost(_split(H), y, C, max_iter=MAX_COLUMNS)
+    r = lpboost(_split(H), y, C, max_columns=MAX_COLUMNS)
     assert int(r.steps) == 0 and bool(r.converged)
     np.testing.assert_array_equal(np.asarray(r.info.program_weights), 0)
     np.testing.assert_allclose(np.asarray(r.q), 1 / H.shape[1], rtol=1e-15)
@@ -354,10 +354,10 @@ def test_issue_20_soft_margin_posteriors_are_normalized():
     X, y = load_breast_cancer(return_X_y=True)
     S = voters.votes(voters.fit_stumps(X, 10), X)
     y = (2.0 * y - 1).astype(np.float32)
-    r = cgboost(S, y, np.geomspace(1e-5, 1e-3, 6)[4], max_iter=30)
+    r = cgboost(S, y, np.geomspace(1e-5, 1e-3, 6)[4], max_columns=30)
     assert r.q.dtype == jnp.float32
     np.testing.assert_allclose(float(jnp.sum(r.info.program_weights)), 1.229, atol=1e-3)
     _check_posterior(r, 2 * S.shape[1], rtol=1e-6)
-    empty = lpboost(S, y, 1e-5, max_iter=30)
+    empty = lpboost(S, y, 1e-5, max_columns=30)
     assert int(empty.steps) == 0
     _check_posterior(empty, 2 * S.shape[1], rtol=1e-6)

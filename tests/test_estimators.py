@@ -32,16 +32,16 @@ from pacbound.estimators import (
 
 SMALL = {
     "mincq": {},
-    "cqboost": {"max_iter": 5},
+    "cqboost": {"max_columns": 5},
     "cbboost": {"n_rounds": 5},
     "gbcbboost": {"n_rounds": 5},
     "klboost": {"max_iter": 20},
     "vebboost": {"n_rounds": 5},
     "bound": {"max_iter": 20},
     "adaboost": {"n_rounds": 5},
-    "mdboost": {"max_iter": 5},
-    "lpboost": {"max_iter": 5},
-    "cgboost": {"max_iter": 5},
+    "mdboost": {"max_columns": 5},
+    "lpboost": {"max_columns": 5},
+    "cgboost": {"max_columns": 5},
 }
 DEFAULT_CHECKED = ("cbboost",)
 THOROUGH_CHECKED = ("adaboost",)
@@ -64,8 +64,8 @@ EXPECTED_FAILED: dict[str, dict[str, str]] = {
     },
     "AdaBoostClassifier": {_EQUIVALENCE: _TIES},
     "MDBoostClassifier": {
-        _EQUIVALENCE: "max_iter=5 stops column generation early, and which of the tied "
-        "columns enters first depends on rounding; run to convergence (max_iter=60 there) "
+        _EQUIVALENCE: "max_columns=5 stops column generation early, and which of the tied "
+        "columns enters first depends on rounding; run to convergence (max_columns=60 there) "
         "the weighted and the repeated fits agree to 1e-15"
     },
     "MinCqClassifier": {

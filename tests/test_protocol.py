@@ -27,21 +27,21 @@ from pacbound.certify import certify
 from pacbound.voters import stump_search
 from tests.reference import bounds_numpy as R
 
-RETIRED = {"eps", "epsilon", "rtol", "max_columns", "max_sweeps", "steps"}
+RETIRED = {"eps", "epsilon", "rtol", "max_sweeps", "steps"}
 
 # case -> (hyperparameters, static options) for a small run: a learner's name over H, or
 # "<name>_stumps": the same learner over a stump search (the Voters protocol)
 EXAMPLES = {
     "mincq": ((0.05,), {}),
     "tmincq": ((0.05,), {"H_unlabeled": "unlabeled"}),
-    "cqboost": ((0.05,), {"max_iter": 6}),
-    "cqboost_stumps": ((0.05,), {"max_iter": 6}),
-    "lpboost": ((1.0,), {"max_iter": 6}),
-    "lpboost_stumps": ((1.0,), {"max_iter": 6}),
-    "cgboost": ((1.0,), {"max_iter": 6}),
-    "cgboost_stumps": ((1.0,), {"max_iter": 6}),
-    "mdboost": ((10.0,), {"max_iter": 6}),
-    "mdboost_stumps": ((10.0,), {"max_iter": 6}),
+    "cqboost": ((0.05,), {"max_columns": 6}),
+    "cqboost_stumps": ((0.05,), {"max_columns": 6}),
+    "lpboost": ((1.0,), {"max_columns": 6}),
+    "lpboost_stumps": ((1.0,), {"max_columns": 6}),
+    "cgboost": ((1.0,), {"max_columns": 6}),
+    "cgboost_stumps": ((1.0,), {"max_columns": 6}),
+    "mdboost": ((10.0,), {"max_columns": 6}),
+    "mdboost_stumps": ((10.0,), {"max_columns": 6}),
     "cbboost": ((6,), {}),
     "gbcbboost": ((6,), {}),
     "cbboost_stumps": ((6,), {}),

@@ -47,10 +47,10 @@ LEARNERS = {
     "gbcbboost": (gbcbboost, lambda s, y: (T,), {}),
     "adaboost": (adaboost, lambda s, y: (T,), {}),
     "vebboost": (vebboost, lambda s, y: (0.5, T), {}),
-    "cqboost": (cqboost, lambda s, y: (0.9 * cqboost_max_mu(s, y),), {"max_iter": 30}),
-    "lpboost": (lpboost, lambda s, y: (1.0,), {"max_iter": 30}),
-    "cgboost": (cgboost, lambda s, y: (0.1,), {"max_iter": 30}),
-    "mdboost": (mdboost, lambda s, y: (10.0,), {"max_iter": 30}),
+    "cqboost": (cqboost, lambda s, y: (0.9 * cqboost_max_mu(s, y),), {"max_columns": 30}),
+    "lpboost": (lpboost, lambda s, y: (1.0,), {"max_columns": 30}),
+    "cgboost": (cgboost, lambda s, y: (0.1,), {"max_columns": 30}),
+    "mdboost": (mdboost, lambda s, y: (10.0,), {"max_columns": 30}),
 }
 # float32 for one learner of each family (every run is one more compilation of a learner);
 # the default run keeps those two and CB-Boost in float64; the other learners price their
@@ -238,7 +238,7 @@ H8 = H.astype(np.int8)
 learners = [
     (cbboost, search, (10,), {}), (gbcbboost, search, (10,), {}),
     (adaboost, search, (10,), {}), (vebboost, search, (0.5, 10), {}),
-    (cqboost, search, (0.1,), dict(max_iter=10)), (cbboost, H, (10,), {}),
+    (cqboost, search, (0.1,), dict(max_columns=10)), (cbboost, H, (10,), {}),
     (adaboost, H8, (10,), {}), (mincq, H, (0.05,), {}),
     (minimize_bound, H, ("seeger",), dict(max_iter=20)),
 ]

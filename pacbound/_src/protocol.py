@@ -1,29 +1,29 @@
 """The learner protocol: what every learner takes, what it returns, what it may declare.
 
-Every learner of :mod:`pacbound._src.solvers` (and any user-written learner that follows this page)
-works in :mod:`pacbound._src.sweep`, in :mod:`pacbound._src.estimators` and with
-:func:`pacbound._src.certify.certify`.
+Every learner of :mod:`pacbound.solvers` (and any user-written learner that follows this page)
+works in :mod:`pacbound.sweep`, in :mod:`pacbound.estimators` and with
+:func:`pacbound.certify.certify`.
 
 **What a learner takes.** ::
 
-    result = learner(H, y, *hyperparameters, sample_weight=None, **options)
+    result = learner(voters, y, *hyperparameters, sample_weight=None, **options)
 
-* ``H``: the ``(m, n)`` votes ``H[i, j] = h_j(x_i)`` in ``[-1, 1]``, as the user has them
-  (float or integer dtype; never pre-complemented). Every learner weighs the
-  self-complemented set ``[H, -H]`` (roy2016 §7; laviolette2011 Program 1), built or read
-  implicitly inside. A *matrix-free* learner (``*_stumps``) takes a stump search in place of
-  ``H`` (:func:`pacbound._src.voters.stump_search` or
-  :func:`pacbound._src.voters.histogram_search`):
-  every decision stump and its complement, never materialized.
+* ``voters``: the ``(m, n)`` votes ``H[i, j] = h_j(x_i)`` in ``[-1, 1]``, as the user has them
+  (float or integer dtype; never pre-complemented), or any object implementing the
+  :class:`pacbound.voters.Voters` protocol (a voter family searched matrix-free: the exact or
+  histogram stump search, or your own). Every learner weighs the self-complemented set
+  ``[H, -H]`` (roy2016 §7; laviolette2011 Program 1), built or read implicitly inside. A
+  learner whose program reads every voter's votes refuses a family with a ``TypeError``
+  (:func:`votes_matrix`).
 * ``y``: ``(m,)`` labels in ``{-1, +1}``.
 * hyperparameters: the paper's (``mu``, ``C``, ``D``, ``gamma``, ``lam``, ``n_rounds``),
   positional. Numbers are traced, so ``jax.vmap`` over them compiles once; sizes
-  (``n_rounds``, the length of a scan) are static.
+  (``n_rounds``, the length of a scan or a buffer) are static.
 * ``sample_weight``: ``(m,)`` example weights ``>= 0``, traced: weight 0 drops an example
   exactly as slicing it off would, so a stack of 0/1 masks runs cross-validation folds in one
   ``jax.vmap``.
 * options, keyword-only, one vocabulary: ``tol`` (the stopping tolerance; each learner says
-  what it measures), ``max_iter`` (the cap on iterations, rounds of column generation or
+  what it measures), ``max_iter`` (the cap on iterations, columns of column generation or
   optimizer steps), ``master_tol`` / ``master_max_iter`` (the inner solves of column
   generation), ``key`` (a PRNG key where the learner is random).
 
@@ -31,13 +31,15 @@ The learner validates concrete inputs at its Python boundary (a ``ValueError`` n
 problem) and runs a jitted core that checks nothing.
 
 **What it returns**: a :class:`LearnerResult`: the posterior ``q``, a distribution over the
-``2n`` columns of ``[H, -H]``; the signed vote weights ``weights = q[:n] - q[n:]`` (the vote is
-``F = H @ weights``, the majority vote ``sign(F)``, a tie an error); the learner's
-``objective``; the number of ``steps``; whether it ``converged``; for matrix-free learners the
-``stumps`` ``q`` is over (``None`` otherwise: the columns of ``H``); and ``info``, a NamedTuple
-of learner-specific extras. Learners whose program yields unnormalized weights (LPBoost,
-CG-Boost, the boosting rounds' ``alpha``) state the normalized posterior; an empty vote is the
-uniform posterior (vote 0).
+``2n`` columns of ``[H, -H]`` (over ``[V, -V]`` of the selected voters ``V = result.voters``
+when it searched a family); the signed vote weights ``weights = q[:n] - q[n:]`` (the vote is
+``F = H @ weights``, or ``result.voters.votes(X) @ weights``; the majority vote ``sign(F)``, a
+tie an error); the learner's ``objective``; the number of ``steps``; its :class:`Status`
+(``converged`` is ``status == Status.SUCCESSFUL``); ``prior_size``, the number of voters of
+the uniform prior; ``family``, what ``q`` parametrizes (:class:`Family`); and ``info``, a
+NamedTuple of learner-specific extras. Learners whose program yields unnormalized weights
+(LPBoost, CG-Boost, the boosting rounds' ``alpha``) state the normalized posterior; an empty
+vote is the uniform posterior (vote 0).
 
 **What it may declare**, with the :func:`learner` decorator, so that sweeps can ask instead of
 recognizing functions:
@@ -50,10 +52,10 @@ recognizing functions:
 
 :func:`traits` reads the declaration through ``functools.partial`` and ``functools.wraps``.
 
-**How a result is certified**: :func:`pacbound._src.certify.certify` ``(result, H, y, delta=...)``
-evaluates every registered PAC-Bayes bound on ``result.q`` against the uniform prior over
-``[H, -H]`` (over every candidate stump and its complement for matrix-free results, whose
-``info.n_candidates`` counts the stumps).
+**How a result is certified**: :func:`pacbound.certify.certify` ``(result, H, y, delta=...)``
+evaluates every registered PAC-Bayes bound on ``result.q`` against the uniform prior over the
+``result.prior_size`` voters of ``[H, -H]`` (for a family: over every candidate and its
+complement, ``H`` then holding the features ``X`` the selected voters vote on).
 """
 
 from __future__ import annotations

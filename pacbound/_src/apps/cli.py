@@ -33,16 +33,16 @@ from pacbound._src.compilation_cache import enable_compilation_cache
 # fixed, sensible hyperparameters of each learner in the demo (no cross-validation)
 DEMO_SETTINGS: dict[str, dict] = {
     "mincq": {"mu": 0.05},
-    "cqboost": {"mu": 0.05, "max_iter": 50},
+    "cqboost": {"mu": 0.05, "max_columns": 50},
     "cbboost": {"n_rounds": 50},
     "gbcbboost": {"n_rounds": 50},
     "klboost": {"C": 10.0, "gamma": 0.1, "max_iter": 200},
     "vebboost": {"lam": 0.5, "n_rounds": 50},
     "bound": {"objective": "pac_bound_2", "max_iter": 300},
     "adaboost": {"n_rounds": 50},
-    "mdboost": {"D": 10.0, "max_iter": 50},
-    "lpboost": {"C": 1.0, "max_iter": 50},
-    "cgboost": {"C": 1.0, "max_iter": 50},
+    "mdboost": {"D": 10.0, "max_columns": 50},
+    "lpboost": {"C": 1.0, "max_columns": 50},
+    "cgboost": {"C": 1.0, "max_columns": 50},
 }
 # the bounds printed for each learner: each holds at delta on its own; "best" is the smaller of
 # the two recomputed at delta / 2 (the union bound), so that it holds at delta too

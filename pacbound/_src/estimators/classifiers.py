@@ -66,14 +66,14 @@ class MinCqClassifier(MajorityVoteClassifier):
 
 class CqBoostClassifier(MajorityVoteClassifier):
     """CqBoost (roy2016 Algorithm 1): column generation minimizing the C-bound at first margin
-    moment ``mu`` (:func:`pacbound._src.solvers.cqboost`); ``tol`` stops it, ``max_iter`` caps the
-    columns."""
+    moment ``mu`` (:func:`pacbound.solvers.cqboost`); ``tol`` stops it, ``max_columns`` caps
+    the columns."""
 
-    def __init__(self, mu=0.05, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+    def __init__(self, mu=0.05, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
         self._set_params(locals())
 
     def _solve(self, H, y, w):
-        options = {"tol": self.tol, "max_iter": self.max_iter, "sample_weight": w}
+        options = {"tol": self.tol, "max_columns": self.max_columns, "sample_weight": w}
         return solvers.cqboost(H, y, self.mu, **options)
 
 
@@ -201,14 +201,14 @@ class AdaBoostClassifier(_Boosting):
 
 class _ColumnGeneration(MajorityVoteClassifier):
     """A roy2016 §6 baseline by column generation: ``solvers.<_solver>(H, y, <_trade_off>,
-    tol=tol, max_iter=max_iter, sample_weight=w)``."""
+    tol=tol, max_columns=max_columns, sample_weight=w)``."""
 
     _solver_name: str
     _trade_off: str
 
     def _solve(self, H, y, w):
         solver = getattr(solvers, self._solver_name)
-        options = {"tol": self.tol, "max_iter": self.max_iter, "sample_weight": w}
+        options = {"tol": self.tol, "max_columns": self.max_columns, "sample_weight": w}
         return solver(H, y, getattr(self, self._trade_off), **options)
 
 
@@ -218,7 +218,7 @@ class MDBoostClassifier(_ColumnGeneration):
 
     _solver_name, _trade_off = "mdboost", "D"
 
-    def __init__(self, D=10.0, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+    def __init__(self, D=10.0, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
         self._set_params(locals())
 
 
@@ -228,7 +228,7 @@ class LPBoostClassifier(_ColumnGeneration):
 
     _solver_name, _trade_off = "lpboost", "C"
 
-    def __init__(self, C=1.0, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+    def __init__(self, C=1.0, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
         self._set_params(locals())
 
 
@@ -238,7 +238,7 @@ class CGBoostClassifier(_ColumnGeneration):
 
     _solver_name, _trade_off = "cgboost", "C"
 
-    def __init__(self, C=1.0, tol=1e-4, max_iter=100, *, voters="stumps", n_stumps=10):
+    def __init__(self, C=1.0, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
         self._set_params(locals())
 
 

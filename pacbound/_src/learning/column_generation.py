@@ -7,7 +7,7 @@ one loop, roy2016 Algorithm 1 (:func:`pacbound._src.learning.column_generation_l
 column_generation`), with a learner-specific restricted master program. Each learner module
 defines two functions on the learner protocol (:mod:`pacbound._src.protocol`)::
 
-    name(H, y, value, *, sample_weight=None, tol=1e-6, max_iter=100, master_tol=None,
+    name(H, y, value, *, sample_weight=None, tol=1e-6, max_columns=100, master_tol=None,
          master_max_iter=...)
     name_stumps(search, y, value, *, ...)   # the same, over every decision stump
 
@@ -25,7 +25,7 @@ not be a finite ``H``).
 with the steepest edge ``sum_k alpha_k y_k h(x_k)`` (roy2016 (6): the dual constraint
 ``H^T diag(y) alpha <= nu 1``) and re-solves the restricted program on the selected columns,
 until no candidate's edge exceeds ``nu`` by more than ``tol`` (the dual certificate) or
-``max_iter`` columns are in.
+``max_columns`` columns are in.
 
 **The shared arguments.**
 
@@ -36,7 +36,7 @@ until no candidate's edge exceeds ``nu`` by more than ``tol`` (the dual certific
   examples, zeros drop them exactly, so 0/1 fold masks ``jax.vmap`` in one compilation).
 * ``tol``: the stopping tolerance, the largest violation ``max_h edge(h) - nu`` of the dual
   constraint accepted (roy2016 §7: ``1e-6``), traced.
-* ``max_iter``: the most columns (rounds of Algorithm 1), the size of the column buffer;
+* ``max_columns``: the most columns (rounds of Algorithm 1), the size of the column buffer;
   static.
 * ``master_tol``: the restricted solves' relative gap tolerance (``None``: the learner's
   default for the dtype), traced; ``master_max_iter``: the step cap of one restricted solve,
@@ -48,7 +48,7 @@ under ``jit`` / ``vmap`` the value checks are skipped and the jitted core checks
 
 **The result**, a :class:`pacbound._src.protocol.LearnerResult`:
 
-* ``q``: the posterior over ``[H, -H]`` (``(2n,)``; matrix-free: ``(2 max_iter,)`` over
+* ``q``: the posterior over ``[H, -H]`` (``(2n,)``; matrix-free: ``(2 max_columns,)`` over
   ``[S, -S]`` for the slots' ``stumps``): the program's weights on the selected columns divided
   by their sum. CqBoost's and MDBoost's are a distribution already; LPBoost's and CG-Boost's
   are not (the program's own weights are in ``info.program_weights``); an empty vote (LPBoost
@@ -118,12 +118,12 @@ class ColumnGenerationInfo(NamedTuple):
     """The extras of a column-generation result (``LearnerResult.info``).
 
     Attributes:
-      selected: ``(max_iter,)`` int32, the self-complemented index of each slot's voter in the
+      selected: ``(max_columns,)`` int32, the self-complemented index of each slot's voter in the
         order they entered (:func:`pacbound._src.learning.candidates.complemented_index`: over
         ``H``, column ``j`` of ``[H, -H]``; matrix-free, base stump ``b`` of the search's
         layout or ``size + b`` for its complement), ``-1`` for an unused slot.
       n_columns: int32, how many columns entered (``steps``).
-      program_weights: ``(max_iter,)`` the program's own weights of the slots (0 on unused
+      program_weights: ``(max_columns,)`` the program's own weights of the slots (0 on unused
         ones): a distribution for CqBoost / MDBoost, LPBoost's / CG-Boost's unnormalized ``q``.
       alpha: ``(m,)`` the examples' dual weights at the end.
       nu: the dual constraint's right-hand side at the end (a voter ``h`` violates it when
@@ -204,8 +204,8 @@ def prepare(
     return y, w
 
 
-def check_options(tol, max_iter, master_tol, master_max_iter) -> None:
-    """The options every learner shares: ``tol >= 0``, ``max_iter`` a positive int,
+def check_options(tol, max_columns, master_tol, master_max_iter) -> None:
+    """The options every learner shares: ``tol >= 0``, ``max_columns`` a positive int,
     ``master_tol > 0`` (or ``None``), ``master_max_iter >= 1``.
 
     Example:
@@ -216,7 +216,7 @@ def check_options(tol, max_iter, master_tol, master_max_iter) -> None:
       ValueError: ...
     """
     check_scalar("tol", tol, 0.0)
-    check_positive_int("max_iter", max_iter)
+    check_positive_int("max_columns", max_columns)
     if master_tol is not None:
         check_scalar("master_tol", master_tol, 0.0, low_open=True)
     check_scalar("master_max_iter", master_max_iter, 1.0)
@@ -294,10 +294,10 @@ def _result(run: LoopResult, candidates: Candidates) -> LearnerResult:
                          prior_size(candidates), info=info)  # fmt: skip
 
 
-@functools.partial(jax.jit, static_argnames=("master", "max_iter", "matrix_free"))
-def _solve(master, problem: LearnerProblem, votes, tol, max_iter: int, matrix_free: bool):
+@functools.partial(jax.jit, static_argnames=("master", "max_columns", "matrix_free"))
+def _solve(master, problem: LearnerProblem, votes, tol, max_columns: int, matrix_free: bool):
     candidates = column_candidates(votes, problem.y.dtype, matrix_free)
-    run = column_generation(master, problem, candidates, problem.y, tol, max_iter)
+    run = column_generation(master, problem, candidates, problem.y, tol, max_columns)
     return _result(run, candidates)
 
 
@@ -308,7 +308,7 @@ def fit(
     value: ArrayLike,
     sample_weight: ArrayLike | None,
     tol: ArrayLike,
-    max_iter: int,
+    max_columns: int,
     master_tol: ArrayLike | None,
     master_max_iter: ArrayLike,
 ) -> LearnerResult:
@@ -326,11 +326,11 @@ def fit(
     """
     matrix_free = is_voters(votes)
     y, w = prepare(votes, y, sample_weight, matrix_free)
-    check_options(tol, max_iter, master_tol, master_max_iter)
+    check_options(tol, max_columns, master_tol, master_max_iter)
     spec.check(value, votes, y, w, matrix_free)
     dtype = y.dtype
     if master_tol is None:
         master_tol = spec.master_tol[dtype != jnp.float64]
     problem = LearnerProblem(y, w, jnp.asarray(value, dtype), jnp.asarray(master_tol, dtype),
                              jnp.asarray(master_max_iter, jnp.int32))  # fmt: skip
-    return _solve(spec.master, problem, votes, jnp.asarray(tol, dtype), int(max_iter), matrix_free)
+    return _solve(spec.master, problem, votes, jnp.asarray(tol, dtype), int(max_columns), matrix_free)

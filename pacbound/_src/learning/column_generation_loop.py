@@ -13,8 +13,8 @@ both signs. Every round of the ``lax.while_loop``
    ``max_h edge(h) - nu`` (candidates already selected are skipped; a voter and its complement
    are different candidates);
 2. stops when that violation is ``<= tol`` (the dual certificate: no voter violates the dual
-   constraint by more than ``tol``) or the buffer of ``max_iter`` columns is full;
-3. otherwise writes the new column into the ``(m, max_iter)`` buffer, marks it active and
+   constraint by more than ``tol``) or the buffer of ``max_columns`` columns is full;
+3. otherwise writes the new column into the ``(m, max_columns)`` buffer, marks it active and
    re-solves the restricted master warm-started from the previous solution.
 
 Sizes are static; every hyperparameter, ``tol`` and the example weights are traced, so
@@ -47,7 +47,7 @@ class MasterSolution(NamedTuple):
     """A restricted master's solution.
 
     Attributes:
-      weights: ``(max_iter,)`` primal weights ``q`` (0 on inactive slots).
+      weights: ``(max_columns,)`` primal weights ``q`` (0 on inactive slots).
       alpha: ``(m,)`` the examples' dual weights (0 where the example weight is 0).
       nu: the dual constraint's right-hand side: a column ``h`` violates it when
         ``sum_k alpha_k y_k h(x_k) > nu``.
@@ -71,10 +71,10 @@ class RestrictedMaster(NamedTuple):
     """A learner's restricted master program (pure functions; hashable, so static under jit).
 
     Attributes:
-      empty: ``empty(problem, max_iter) -> MasterSolution`` before any column (Algorithm 1's
+      empty: ``empty(problem, max_columns) -> MasterSolution`` before any column (Algorithm 1's
         initialization; ``nu = -inf`` when the first column must always be taken).
       solve: ``solve(problem, columns, active, previous) -> MasterSolution`` with ``columns``
-        the ``(m, max_iter)`` buffer and ``active`` its ``(max_iter,)`` mask.
+        the ``(m, max_columns)`` buffer and ``active`` its ``(max_columns,)`` mask.
     """
 
     empty: Callable[[Any, int], MasterSolution]
@@ -164,12 +164,12 @@ def column_generation(
     candidates: Candidates,
     y: jax.Array,
     tol: jax.Array,
-    max_iter: int,
+    max_columns: int,
 ) -> LoopResult:
     """roy2016 Algorithm 1, generic in the master; call it inside ``jit``.
 
     Stops once the most violating candidate's ``edge - nu`` is ``<= tol`` plus the edges'
-    rounding level (``4 eps_mach sum_k |alpha_k|``), or when ``max_iter`` are selected.
+    rounding level (``4 eps_mach sum_k |alpha_k|``), or when ``max_columns`` are selected.
 
     Example:
       >>> import jax.numpy as jnp
@@ -186,18 +186,18 @@ def column_generation(
       (4, True)
     """
     m, dtype = y.shape[0], y.dtype
-    empty = master.empty(problem, max_iter)
-    ids = jnp.full(max_iter, -1, jnp.int32)
+    empty = master.empty(problem, max_columns)
+    ids = jnp.full(max_columns, -1, jnp.int32)
     best, violation = _price(candidates, empty, y, ids)
     zero = jnp.zeros((), jnp.int32)
-    init = _Loop(jnp.zeros((m, max_iter), dtype), ids, zero, empty, best, violation, zero,
+    init = _Loop(jnp.zeros((m, max_columns), dtype), ids, zero, empty, best, violation, zero,
                  jnp.ones((), bool))  # fmt: skip
 
     def threshold(s):
         return tol + 4 * jnp.finfo(dtype).eps * jnp.sum(jnp.abs(s.solution.alpha))
 
     def cond(s):
-        return (s.violation > threshold(s)) & (s.n_columns < max_iter)
+        return (s.violation > threshold(s)) & (s.n_columns < max_columns)
 
     s = lax.while_loop(cond, lambda s: _add_column(s, candidates, master, problem, y), init)
     converged = s.converged & (s.violation <= threshold(s))

@@ -46,7 +46,7 @@ def cgboost(
     *,
     sample_weight: ArrayLike | None = None,
     tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
+    max_columns: int = 100,
     master_tol: ArrayLike | None = None,
     master_max_iter: ArrayLike = 100,
 ) -> LearnerResult:
@@ -72,7 +72,7 @@ def cgboost(
       C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
       tol: the largest violation ``edge - 0`` of the dual constraint accepted.
-      max_iter: the most columns (static).
+      max_columns: the most columns (static).
       master_tol: the interior-point method's relative gap tolerance (default ``1e-9`` in
         float64, ``1e-5`` in float32).
       master_max_iter: its step cap of one restricted solve.
@@ -87,9 +87,9 @@ def cgboost(
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = cgboost(H, y, 1.0, max_iter=5)
+      >>> r = cgboost(H, y, 1.0, max_columns=5)
       >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
-    return fit(CGBOOST, voters, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)
+    return fit(CGBOOST, voters, y, C, sample_weight, tol, max_columns, master_tol, master_max_iter)

@@ -57,11 +57,11 @@ from pacbound._src.voters.protocol import is_voters
 __all__ = ["cqboost", "cqboost_max_mu"]
 
 
-def _empty(p: LearnerProblem, max_iter: int) -> MasterSolution:
+def _empty(p: LearnerProblem, max_columns: int) -> MasterSolution:
     """Algorithm 1's start: ``q = 0``, ``alpha = w / W``; the first column always enters."""
     zero = jnp.zeros((), p.y.dtype)
     return MasterSolution(
-        jnp.zeros(max_iter, p.y.dtype), p.w / jnp.sum(p.w), -jnp.asarray(jnp.inf, p.y.dtype),
+        jnp.zeros(max_columns, p.y.dtype), p.w / jnp.sum(p.w), -jnp.asarray(jnp.inf, p.y.dtype),
         jnp.asarray(jnp.inf, p.y.dtype), jnp.zeros((), jnp.int32), jnp.ones((), bool), zero,
     )  # fmt: skip
 
@@ -120,7 +120,7 @@ def cqboost(
     *,
     sample_weight: ArrayLike | None = None,
     tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
+    max_columns: int = 100,
     master_tol: ArrayLike | None = None,
     master_max_iter: ArrayLike = 50_000,
 ) -> LearnerResult:
@@ -144,7 +144,7 @@ def cqboost(
       mu: the first margin moment to reach, in ``(0, cqboost_max_mu(H, y)]``; traced.
       sample_weight: ``(m,)`` example weights ``>= 0`` (the moments are weighted means).
       tol: the largest violation ``edge - nu`` of the dual constraint accepted.
-      max_iter: the most columns (static).
+      max_columns: the most columns (static).
       master_tol: FISTA's relative gap tolerance (default ``1e-10`` in float64, ``1e-6`` in
         float32).
       master_max_iter: FISTA's step cap of one restricted solve.
@@ -165,9 +165,9 @@ def cqboost(
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = cqboost(H, y, 0.3, max_iter=5)
+      >>> r = cqboost(H, y, 0.3, max_columns=5)
       >>> F = H @ r.weights
       >>> float(jnp.mean(jnp.sign(F) != y)), round(float(jnp.mean(y * F)), 3), bool(r.converged)
       (0.0, 0.3, True)
     """
-    return fit(CQBOOST, voters, y, mu, sample_weight, tol, max_iter, master_tol, master_max_iter)
+    return fit(CQBOOST, voters, y, mu, sample_weight, tol, max_columns, master_tol, master_max_iter)

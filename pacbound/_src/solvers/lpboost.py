@@ -54,11 +54,11 @@ from pacbound._src.validation import check_scalar
 __all__ = ["lpboost", "soft_margin_spec"]
 
 
-def _empty(p: LearnerProblem, max_iter: int, cost: float) -> MasterSolution:
+def _empty(p: LearnerProblem, max_columns: int, cost: float) -> MasterSolution:
     """No column: ``q = 0``, every slack 1, ``alpha = C w`` (optimal for the empty program)."""
     upper = p.value * p.w
     return MasterSolution(
-        jnp.zeros(max_iter, p.y.dtype), upper, jnp.asarray(cost, p.y.dtype), jnp.sum(upper),
+        jnp.zeros(max_columns, p.y.dtype), upper, jnp.asarray(cost, p.y.dtype), jnp.sum(upper),
         jnp.zeros((), jnp.int32), jnp.ones((), bool), jnp.ones((), p.y.dtype),
     )  # fmt: skip
 
@@ -115,7 +115,7 @@ def lpboost(
     *,
     sample_weight: ArrayLike | None = None,
     tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
+    max_columns: int = 100,
     master_tol: ArrayLike | None = None,
     master_max_iter: ArrayLike = 100,
 ) -> LearnerResult:
@@ -140,7 +140,7 @@ def lpboost(
       C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
       tol: the largest violation ``edge - 1`` of the dual constraint accepted.
-      max_iter: the most columns (static).
+      max_columns: the most columns (static).
       master_tol: the interior-point method's relative gap tolerance (default ``1e-9`` in
         float64, ``1e-5`` in float32).
       master_max_iter: its step cap of one restricted solve.
@@ -155,9 +155,9 @@ def lpboost(
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = lpboost(H, y, 1.0, max_iter=5)
+      >>> r = lpboost(H, y, 1.0, max_columns=5)
       >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
-    return fit(LPBOOST, voters, y, C, sample_weight, tol, max_iter, master_tol, master_max_iter)
+    return fit(LPBOOST, voters, y, C, sample_weight, tol, max_columns, master_tol, master_max_iter)

@@ -45,12 +45,12 @@ from pacbound._src.validation import check_scalar, is_concrete
 __all__ = ["mdboost"]
 
 
-def _empty(p: LearnerProblem, max_iter: int) -> MasterSolution:
+def _empty(p: LearnerProblem, max_columns: int) -> MasterSolution:
     """``q = 0``, ``alpha = w`` (``gamma = 0``); the first column always enters."""
     inf = jnp.asarray(jnp.inf, p.y.dtype)
     zero = jnp.zeros((), jnp.int32)
     return MasterSolution(
-        jnp.zeros(max_iter, p.y.dtype), p.w, -inf, inf, zero, jnp.ones((), bool), 0 * p.value
+        jnp.zeros(max_columns, p.y.dtype), p.w, -inf, inf, zero, jnp.ones((), bool), 0 * p.value
     )
 
 
@@ -88,7 +88,7 @@ def mdboost(
     *,
     sample_weight: ArrayLike | None = None,
     tol: ArrayLike = 1e-6,
-    max_iter: int = 100,
+    max_columns: int = 100,
     master_tol: ArrayLike | None = None,
     master_max_iter: ArrayLike = 50_000,
 ) -> LearnerResult:
@@ -113,7 +113,7 @@ def mdboost(
       D: the variance trade-off ``> 0`` (roy2016 §7: ``10^0`` to ``10^2``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0`` with ``sum > 1``.
       tol: the largest violation ``edge - nu`` of the dual constraint accepted.
-      max_iter: the most columns (static).
+      max_columns: the most columns (static).
       master_tol: FISTA's relative gap tolerance (default ``1e-10`` in float64, ``1e-6`` in
         float32).
       master_max_iter: FISTA's step cap of one restricted solve.
@@ -127,9 +127,9 @@ def mdboost(
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = mdboost(H, y, 1.0, max_iter=5)
+      >>> r = mdboost(H, y, 1.0, max_columns=5)
       >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
       >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
       (0.0, 1.0, True)
     """
-    return fit(MDBOOST, voters, y, D, sample_weight, tol, max_iter, master_tol, master_max_iter)
+    return fit(MDBOOST, voters, y, D, sample_weight, tol, max_columns, master_tol, master_max_iter)

@@ -66,7 +66,7 @@ def _logs(lo: float, hi: float, n: int = 15, integer: bool = False) -> tuple:
     return tuple(int(v) for v in np.unique(np.round(values))) if integer else tuple(values)
 
 
-_CG = {"tol": 1e-6, "max_iter": 100}
+_CG = {"tol": 1e-6, "max_columns": 100}
 _ROY = {
     "cqboost": LearnerSpec("CqBoost", "cqboost", {"mu": _logs(-2, -0.5)}, _CG),
     "mdboost": LearnerSpec("MDBoost", "mdboost", {"D": _logs(0, 2)}, _CG),
