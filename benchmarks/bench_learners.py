@@ -153,7 +153,9 @@ def cg_rows(d, repeats) -> list[list]:
     for name, fit, program, value, _, max_columns, start in LEARNERS:
         if name not in CG:
             continue
-        res, comp, run = timed(repeats, fit, d["S"], d["y"], value, tol=EPS, max_columns=max_columns)
+        res, comp, run = timed(
+            repeats, fit, d["S"], d["y"], value, tol=EPS, max_columns=max_columns
+        )
         (q, obj, iters, _), ref_s = once(
             reference_cg, program, start, d["H"], d["y"], value, max_columns
         )

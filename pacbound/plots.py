@@ -5,6 +5,7 @@ from pacbound._src.apps.plots import (
     plot_compare,
     plot_risk_vs_mu,
     plot_rounds,
+    prefix_risks,
 )
 
 __all__ = [
@@ -12,4 +13,5 @@ __all__ = [
     "plot_compare",
     "plot_risk_vs_mu",
     "plot_rounds",
+    "prefix_risks",
 ]

@@ -333,4 +333,5 @@ def fit(
         master_tol = spec.master_tol[dtype != jnp.float64]
     problem = LearnerProblem(y, w, jnp.asarray(value, dtype), jnp.asarray(master_tol, dtype),
                              jnp.asarray(master_max_iter, jnp.int32))  # fmt: skip
-    return _solve(spec.master, problem, votes, jnp.asarray(tol, dtype), int(max_columns), matrix_free)
+    tol = jnp.asarray(tol, dtype)
+    return _solve(spec.master, problem, votes, tol, int(max_columns), matrix_free)
