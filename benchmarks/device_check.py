@@ -49,7 +49,8 @@ import jax.numpy as jnp
 import numpy as np
 from common import median_time, print_table, write_json
 
-from pacbound import bounds, datasets, kl, loss_statistics, solvers, sweep, voters
+from pacbound import bounds, datasets, kl, solvers, sweep, voters
+from pacbound._src import loss_statistics
 
 # ------------------------------------------------------------------ reference arithmetics
 
@@ -486,10 +487,10 @@ def check_bounds(sizes: dict, dry_run: bool) -> dict:
 EXAMPLES = {
     "mincq": ((0.05,), {}),
     "tmincq": ((0.05,), {"H_unlabeled": "unlabeled"}),
-    "cqboost": ((0.05,), {"max_iter": 6}),
-    "lpboost": ((1.0,), {"max_iter": 6}),
-    "cgboost": ((1.0,), {"max_iter": 6}),
-    "mdboost": ((10.0,), {"max_iter": 6}),
+    "cqboost": ((0.05,), {"max_columns": 6}),
+    "lpboost": ((1.0,), {"max_columns": 6}),
+    "cgboost": ((1.0,), {"max_columns": 6}),
+    "mdboost": ((10.0,), {"max_columns": 6}),
     "cbboost": ((6,), {}),
     "gbcbboost": ((6,), {}),
     "adaboost": ((6,), {}),
@@ -514,19 +515,23 @@ def stump_problem(rows: int | None, thresholds: int):
     return X, y, H, masks
 
 
-def takes_search(name: str, fn: Callable) -> bool:
-    """Whether a learner reads a stump search instead of ``H`` (its declared traits, else its
-    name)."""
-    declared = getattr(solvers, "traits", lambda _: None)(fn)
-    return bool(getattr(declared, "matrix_free", name.endswith("_stumps")))
+# the learners that search a Voters family matrix-free: "<name>_stumps" runs one over the
+# exact stump search
+GREEDY = ("cbboost", "gbcbboost", "adaboost", "vebboost", "cqboost", "lpboost", "cgboost",
+          "mdboost")  # fmt: skip
+
+
+def takes_search(name: str) -> bool:
+    """Whether the case runs its learner over a stump search instead of ``H``."""
+    return name.endswith("_stumps")
 
 
 def check_learner(name: str, problem) -> dict:
     X, y, H, masks = problem
-    fn = solvers.LEARNERS[name]
+    fn = solvers.LEARNERS[name.removesuffix("_stumps")]
     hyper, options = EXAMPLES[name.removesuffix("_stumps")]
     options = {k: (H[:10] if v == "unlabeled" else v) for k, v in options.items()}
-    first = voters.stump_search(X) if takes_search(name, fn) else H
+    first = voters.stump_search(X) if takes_search(name) else H
 
     def run(weight):
         r = fn(first, y, *hyper, sample_weight=weight, **options)
@@ -542,9 +547,9 @@ def check_learner(name: str, problem) -> dict:
 
 def check_learners(sizes: dict, dry_run: bool) -> dict:
     problem = stump_problem(sizes["learner_rows"], sizes["thresholds"])
-    names = list(solvers.LEARNERS)
+    names = [*solvers.LEARNERS, *(f"{n}_stumps" for n in GREEDY if n in solvers.LEARNERS)]
     if dry_run:
-        names = [next(n for n in DRY_LEARNERS if n in solvers.LEARNERS)]
+        names = [DRY_LEARNERS[0]]
     rows, errors, skipped = [], {}, {}
     deadline = time.perf_counter() + sizes["learners_s"]
     for name in names:
@@ -588,8 +593,7 @@ def histogram_rounds(sizes):
     m, d = sizes["hist_m"], sizes["hist_d"]
     X = rng.normal(size=(m, d)).astype(np.float32)
     y = np.where(X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=m) > 0, 1.0, -1.0).astype(np.float32)
-    name = "cbboost_stumps" if "cbboost_stumps" in solvers.LEARNERS else "cbboost"
-    learner, rounds = solvers.LEARNERS[name], sizes["rounds"]
+    learner, rounds = solvers.cbboost, sizes["rounds"]
     return jax.jit(lambda s, y: learner(s, y, rounds).q), (voters.histogram_search(X), y)
 
 
