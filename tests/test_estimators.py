@@ -19,7 +19,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pacbound import estimators
-from pacbound._src.estimators import BOUND_KINDS
+from pacbound._src.estimators.base import BOUND_KINDS
 from pacbound.estimators import (
     ESTIMATORS,
     AdaBoostClassifier,

@@ -84,7 +84,7 @@ def bounds_report(args: argparse.Namespace) -> dict:
       ValueError: unknown dataset 'no_such_set': not bundled (...) and not a file
     """
     try:
-        from pacbound._src.estimators import ForestClassifier  # scikit-learn is needed from here on
+        from pacbound._src.estimators.forest import ForestClassifier
     except ImportError as err:
         hint = "pacbound bounds needs scikit-learn: pip install pacbound[sklearn]"
         raise ImportError(hint) from err

@@ -90,7 +90,7 @@ def _row(name: str, clf, split, delta: float) -> dict:
 
 def compare_learners(args: argparse.Namespace) -> dict:
     """Fit each learner of ``args.learners`` on the roy2016 split of ``args.data``."""
-    from pacbound._src.estimators import ESTIMATORS  # scikit-learn is needed from here on
+    from pacbound._src.estimators.classifiers import ESTIMATORS
 
     if not 0.0 < args.delta <= 1.0:
         raise UsageError(f"--delta must be in (0, 1]; got {args.delta}")

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pacbound._src.datasets import stratified_split
+from pacbound._src.datasets.loaders import stratified_split
 from pacbound._src.ensemble_bounds import (
     BOUNDS,
     MU_GRID,

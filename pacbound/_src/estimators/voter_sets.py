@@ -19,7 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pacbound._src import voters as _voters
+from pacbound._src.voters.rbf import median_pairwise_distance, signed_rbf_votes
+from pacbound._src.voters.stumps import Stumps, fit_stumps, votes
 
 __all__ = ["VOTER_SETS", "RBFVoters", "StumpVoters", "VoterSet", "float_dtype", "voter_set"]
 
@@ -76,14 +77,14 @@ class StumpVoters(VoterSet):
         self.n_thresholds = n_thresholds
 
     def fit(self, X, y=None) -> StumpVoters:
-        stumps = _voters.fit_stumps(X, self.n_thresholds)
+        stumps = fit_stumps(X, self.n_thresholds)
         self.features_ = np.asarray(stumps.features)
         self.thresholds_ = np.asarray(stumps.thresholds)
         return self
 
     def votes(self, X) -> jax.Array:
-        stumps = _voters.Stumps(jnp.asarray(self.features_), jnp.asarray(self.thresholds_))
-        return _voters.votes(stumps, X, dtype=float_dtype())
+        stumps = Stumps(jnp.asarray(self.features_), jnp.asarray(self.thresholds_))
+        return votes(stumps, X, dtype=float_dtype())
 
 
 class RBFVoters(VoterSet):
@@ -100,12 +101,12 @@ class RBFVoters(VoterSet):
 
     def fit(self, X, y) -> RBFVoters:
         self.centers_, self.center_labels_ = np.asarray(X), np.asarray(y, np.float64)
-        gamma = _voters.median_pairwise_distance(X) if self.gamma is None else self.gamma
+        gamma = median_pairwise_distance(X) if self.gamma is None else self.gamma
         self.gamma_ = float(gamma) if float(gamma) > 0 else 1.0  # all points equal: any width
         return self
 
     def votes(self, X) -> jax.Array:
-        return _voters.signed_rbf_votes(self.centers_, self.center_labels_, X, self.gamma_)
+        return signed_rbf_votes(self.centers_, self.center_labels_, X, self.gamma_)
 
 
 VOTER_SETS = {cls.kind: cls for cls in (StumpVoters, RBFVoters)}

@@ -165,13 +165,9 @@ def cbboost(
     ``sample_weight`` (0/1 masks) runs folds of one ``H`` with one compilation.
 
     Args:
-      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
-        self-complemented: the complements are offered implicitly; int8 votes take an exact
-        int8 product, :mod:`pacbound._src.learning.edges`), or a
-        :class:`~pacbound.voters.Voters` family searched matrix-free
-        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
-        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
-        (vote on new points: ``result.voters.votes(X) @ result.weights``).
+      voters: the votes ``H`` ``(m, n)`` as the user has them, or any
+        :class:`~pacbound.voters.Voters` family, searched matrix-free (``q`` is then over the
+        selected ``result.voters``; the protocol page).
       y: labels in ``{-1, +1}``, ``(m,)``; the computation runs in their float dtype (or
         ``H``'s, if wider and floating).
       n_rounds: rounds ``T`` including the initial voter (static; the scan's length).

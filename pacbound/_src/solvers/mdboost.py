@@ -102,13 +102,9 @@ def mdboost(
     result: :mod:`pacbound._src.learning.column_generation`).
 
     Args:
-      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]`` as the user has them (never
-        self-complemented: the complements are offered implicitly; int8 votes take an exact
-        int8 product, :mod:`pacbound._src.learning.edges`), or a
-        :class:`~pacbound.voters.Voters` family searched matrix-free
-        (:func:`pacbound.voters.stump_search`, :func:`pacbound.voters.histogram_search`, or
-        your own); then ``q`` is over the ``[V, -V]`` of the selected ``result.voters``
-        (vote on new points: ``result.voters.votes(X) @ result.weights``).
+      voters: the votes ``H`` ``(m, n)`` as the user has them, or any
+        :class:`~pacbound.voters.Voters` family, searched matrix-free (``q`` is then over the
+        selected ``result.voters``; the protocol page).
       y: ``(m,)`` labels in ``{-1, +1}``.
       D: the variance trade-off ``> 0`` (roy2016 §7: ``10^0`` to ``10^2``); traced.
       sample_weight: ``(m,)`` example weights ``>= 0`` with ``sum > 1``.

@@ -22,7 +22,7 @@ from jax.typing import ArrayLike
 from pacbound._src.protocol import traits
 from pacbound._src.sweep.paths import path_result
 from pacbound._src.validation import check_positive_int, check_votes
-from pacbound._src.voters import fit_stumps, self_complemented, votes
+from pacbound._src.voters.stumps import fit_stumps, self_complemented, votes
 
 __all__ = [
     "Cells",

@@ -59,8 +59,13 @@ from pacbound._src.sweep.cells import (
 )
 from pacbound._src.sweep.paths import solves_as_path
 from pacbound._src.sweep.sharding import map_cells
-from pacbound._src.validation import check_delta, check_labels, check_positive_int, check_votes
-from pacbound._src.voters import check_features
+from pacbound._src.validation import (
+    check_delta,
+    check_features,
+    check_labels,
+    check_positive_int,
+    check_votes,
+)
 from pacbound._src.voters.protocol import family_sample, is_voters
 
 __all__ = [
