@@ -9,7 +9,7 @@ logistic model; one fixed seed), m = 10^5 and 10^6 (``--huge`` adds 10^7). For e
 * one round: :func:`pacbound._src.voters.histogram.histogram_edges` (every candidate's edge, one
   pass over the ``uint8`` codes) vs the physical floor, one NumPy pass over the same bytes
   (``codes.sum()``; also ``np.bincount`` of the weights, one feature, times d), and vs the exact
-  search's round (:func:`pacbound.voters.stump_edges`);
+  search's round (:func:`pacbound.stump_edges`);
 * the exact search's preparation (:func:`pacbound.voters.stump_search`) vs NumPy's argsort of
   the same columns (default kind and ``kind="stable"``);
 * memory: the codes vs the exact search's cache; the temporaries of one compiled round
@@ -61,6 +61,7 @@ from jax import lax
 
 from pacbound import solvers, voters
 from pacbound._src.voters import histogram as hs
+from pacbound._src.voters.exact_search import stump_edges
 from pacbound.certify import certify_margins
 
 D, MAX_BINS, ROUNDS, SEED = 28, 255, 100, 0
@@ -263,9 +264,9 @@ def bench_size(m: int, repeats: int) -> dict:
     _record(row, "exact_prep", _times(voters.stump_search, X, repeats=1))
     row["exact_prep_host_peak_bytes"] = _host_peak(voters.stump_search, X)
     row["exact_bytes"] = sum(x.nbytes for x in exact)
-    times = _times(voters.stump_edges, exact, a, repeats=repeats, warmup=True)
+    times = _times(stump_edges, exact, a, repeats=repeats, warmup=True)
     _record(row, "exact_round", times)
-    row["exact_round_temp_bytes"] = _temp_bytes(voters.stump_edges, exact, a)
+    row["exact_round_temp_bytes"] = _temp_bytes(stump_edges, exact, a)
     # at m = 10^7 a round of the exact search takes seconds: its learners run EXACT_ROUNDS_HUGE
     # rounds there (the per-round time and the planned memory do not depend on the count)
     test = higgs_like(TEST_M, TEST_SEED)

@@ -51,6 +51,7 @@ from common import median_time, print_table, write_json
 
 from pacbound import bounds, datasets, kl, solvers, sweep, voters
 from pacbound._src import loss_statistics
+from pacbound._src.bounds.second_order.tandem import cctnd_optimal, first_order_kl
 
 # ------------------------------------------------------------------ reference arithmetics
 
@@ -609,8 +610,8 @@ def second_order_batch(sizes):
         rho = jax.nn.softmax(logits)
         divergence = jnp.sum(rho * jnp.log(n * rho))
         t, g = loss_statistics.tandem_risk(stats, rho), loss_statistics.gibbs_risk(stats, rho)
-        return (bounds.tnd_kl(t, divergence, m, 0.05) + bounds.first_order_kl(g, divergence, m,
-                0.05) + bounds.cctnd_optimal(t, g, divergence, m, m, 0.05))  # fmt: skip
+        return (bounds.tnd_kl(t, divergence, m, 0.05) + first_order_kl(g, divergence, m,
+                0.05) + cctnd_optimal(t, g, divergence, m, m, 0.05))  # fmt: skip
 
     fn = jax.jit(jax.vmap(jax.value_and_grad(total), in_axes=(0, None)))
     return fn, (rng.normal(size=(batch, n)).astype(np.float32), stats)

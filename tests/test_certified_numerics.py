@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pacbound import bounds as B
 from pacbound import cbound as C
 from pacbound import kl as K
+from pacbound._src.kl import binary_kl_interval, kl_inv_upper_interval
 from tests.reference import mpmath_bounds as M
 from tests.reference.strategies import vector
 
@@ -415,8 +416,8 @@ def test_certified_intervals_enclose_the_exact_values():
         q = rng.uniform(0, 0.5, 40).astype(dtype)
         p = rng.uniform(0, 1, 40).astype(dtype)
         eps = np.exp(rng.uniform(np.log(1e-10), np.log(3), 40)).astype(dtype)
-        lows, highs = K.binary_kl_interval(q, p)
-        roots_lo, roots_hi = K.kl_inv_upper_interval(q, eps)
+        lows, highs = binary_kl_interval(q, p)
+        roots_lo, roots_hi = kl_inv_upper_interval(q, eps)
         for i in range(40):
             exact = M.mp_binary_kl(q[i], p[i])
             assert mp.mpf(float(lows[i])) <= exact <= mp.mpf(float(highs[i]))

@@ -8,6 +8,7 @@ import pytest
 from pacbound import datasets as D
 from pacbound._src.datasets import registry as R
 from pacbound._src.datasets import tabular as T
+from pacbound._src.datasets.loaders import load_registered
 
 
 def test_registry_names_splits_and_protocol(shared_data, monkeypatch):
@@ -22,9 +23,9 @@ def test_registry_names_splits_and_protocol(shared_data, monkeypatch):
     with pytest.raises(FileNotFoundError, match="load_openml\\('hepatitis'"):
         D.load("hepatitis")
     with pytest.raises(KeyError, match="unknown dataset"):
-        D.load_registered("nope")
+        load_registered("nope")
     with pytest.raises(ValueError, match="not binary: found 26 labels"):
-        D.load_registered("letter")
+        load_registered("letter")
 
 
 def test_bundled_sets():

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pacbound import datasets
 from pacbound._src.datasets.labels import index_labels
+from pacbound._src.datasets.loaders import load_registered
 from pacbound.datasets import binarize_labels, load, load_file
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -70,11 +70,11 @@ def test_a_file_with_three_string_labels(tmp_path):
 
 @pytest.mark.skipif(not DATA.is_dir(), reason="shared data folder absent")
 def test_registered_sets_drop_their_default_binary_split():
-    cmc = datasets.load_registered("contraceptive", DATA, multiclass=True)
+    cmc = load_registered("contraceptive", DATA, multiclass=True)
     assert cmc.classes == ("1", "2", "3") and cmc.X.shape == (1473, 9)
     np.testing.assert_array_equal(np.bincount(cmc.y), [629, 333, 511])
-    binary = datasets.load_registered("contraceptive", DATA)
+    binary = load_registered("contraceptive", DATA)
     assert set(np.unique(binary.y)) == {-1.0, 1.0} and binary.classes == ()
     np.testing.assert_array_equal(binary.y == 1, cmc.y == 0)  # "1 (no use) vs rest"
-    pair = datasets.load_registered("letter:ab", DATA, multiclass=True)
+    pair = load_registered("letter:ab", DATA, multiclass=True)
     assert pair.classes == ("-1", "+1") and len(pair.y) == 1555

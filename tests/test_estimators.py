@@ -7,6 +7,7 @@ on AdaBoost (binary voters) under ``-m thorough`` and on the other nine under ``
 (each compiles its solver for ~25 data shapes).
 """
 
+import inspect
 import logging
 import warnings
 
@@ -327,3 +328,16 @@ def test_registry_and_fit_signatures():
     assert weighted == set(ESTIMATORS)  # the bound minimizer too: a zero weight drops an example
     assert estimators.CBBoostClassifier is CBBoostClassifier
     assert isinstance(AdaBoostClassifier(), MajorityVoteClassifier)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_defaults_are_the_learners(name):
+    """Issue #35: one source of defaults. Every parameter an estimator shares with its learner
+    has the learner's default (the hyperparameters the learner takes positionally, without a
+    default, are the estimator's own)."""
+    cls = ESTIMATORS[name]
+    learner = inspect.signature(cls._learner).parameters
+    for param in inspect.signature(cls).parameters.values():
+        if param.name in learner and learner[param.name].default is not inspect.Parameter.empty:
+            assert param.default == learner[param.name].default, (name, param.name)
+    assert set(cls._options) <= set(learner), name

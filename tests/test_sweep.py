@@ -16,7 +16,7 @@ import pytest
 from pacbound import solvers, sweep
 from pacbound._src.sweep import paths as grid_paths
 from pacbound._src.sweep import sharding
-from pacbound._src.sweep.cells import Plan, grid_chunk
+from pacbound._src.sweep.cells import Plan, grid_chunk, zero_one_risk
 from pacbound.solvers import cbboost, mincq
 from pacbound.voters import fit_stumps, votes
 from tests.conftest import xla_flags
@@ -248,7 +248,7 @@ def test_bad_inputs_raise(data):
         (lambda: sweep.grid(cbboost, H, y, n_rounds=[2], devices=[]), "at least one device"),
         (lambda: sweep.cross_validate(cbboost, H, y, folds=1, n_rounds=[2]), "folds"),
         (lambda: sweep.cross_validate(cbboost, H, y, folds=40, n_rounds=[2]), "smallest class"),
-        (lambda: sweep.cross_validate(sweep.zero_one_risk, H, y, n_rounds=[2]), "sample_weight"),
+        (lambda: sweep.cross_validate(zero_one_risk, H, y, n_rounds=[2]), "sample_weight"),
         (lambda: sweep.cross_validate(cbboost, X * np.nan, y, stumps, n_rounds=[2]), "NaN"),
         (lambda: sweep.select_by_bound(cbboost, H, y, bound="nope", n_rounds=[2]), "bound"),
         (lambda: sweep.select_by_bound(cbboost, H, y, delta=0.0, n_rounds=[2]), "delta"),

@@ -10,6 +10,14 @@ from hypothesis.extra import numpy as hnp
 from scipy.spatial.distance import pdist
 
 from pacbound import voters as V
+from pacbound._src.voters.exact_search import (
+    BestStump,
+    best_stump_votes,
+    padded_stumps,
+    stump_edges,
+    stump_scores,
+)
+from pacbound._src.voters.rbf import median_pairwise_distance
 
 M, D = 17, 3  # one shape for the property tests: JAX compiles once
 
@@ -75,10 +83,10 @@ def test_matrix_free_search_equals_brute_force(X, a):
     best = V.best_stump(search, a)
     np.testing.assert_allclose(best.score, np.max(np.abs(ref)), rtol=1e-9, atol=1e-12)
     # the returned stump and sign achieve the score
-    col = V.best_stump_votes(best, X, dtype=jnp.float64)
+    col = best_stump_votes(best, X, dtype=jnp.float64)
     np.testing.assert_allclose(col @ a, best.score, rtol=1e-9, atol=1e-12)
     # all-threshold scores equal the materialized H.T @ a on valid positions, NaN on ties
-    scores = np.asarray(V.stump_scores(search, a))
+    scores = np.asarray(stump_scores(search, a))
     valid = np.asarray(search.valid)
     stumps = V.Stumps(jnp.repeat(jnp.arange(D, dtype=jnp.int32), M - 1), search.thresholds.ravel())
     materialized = np.asarray(V.votes(stumps, X, dtype=jnp.float64)).T @ a
@@ -93,12 +101,12 @@ def test_batch_vmap_jit_and_feature_subset():
     search = V.stump_search(X)
     loop = [V.best_stump(search, a) for a in A]
     for batch in (V.best_stump(search, A), jax.vmap(V.best_stump, (None, 0))(search, A)):
-        for field in V.BestStump._fields:
+        for field in BestStump._fields:
             np.testing.assert_allclose(getattr(batch, field), [getattr(b, field) for b in loop])
     jitted = jax.jit(V.best_stump)(search, A[0])
     assert int(jitted.feature) == int(loop[0].feature)
-    sub = V.stump_scores(search, A[0], jnp.array([2, 0]))
-    full = V.stump_scores(search, A[0])
+    sub = stump_scores(search, A[0], jnp.array([2, 0]))
+    full = stump_scores(search, A[0])
     np.testing.assert_allclose(sub, full[jnp.array([2, 0])])
 
 
@@ -109,8 +117,8 @@ def test_blocked_prefix_sums_and_padded_layout():
     search = V.stump_search(X)
     order = np.asarray(search.order)
     ref = a.sum() - 2 * np.cumsum(a[order], axis=1)[:, :-1]
-    np.testing.assert_allclose(V.stump_scores(search, a), ref, rtol=0, atol=1e-12)
-    padded, valid = np.asarray(V.stump_edges(search, a)), np.asarray(V.padded_stumps(search))
+    np.testing.assert_allclose(stump_scores(search, a), ref, rtol=0, atol=1e-12)
+    padded, valid = np.asarray(stump_edges(search, a)), np.asarray(padded_stumps(search))
     assert padded.shape == valid.shape == (2, 304)  # a multiple of 16, >= m
     np.testing.assert_allclose(padded[:, :299], ref, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(valid[:, :299], search.valid)
@@ -127,7 +135,7 @@ def test_ties_and_adjacent_floats():
     assert lo <= t < hi
     best = V.best_stump(search, np.array([-1.0, -1.0, 1.0, 1.0, 1.0]))
     assert float(best.score) == 5.0 and float(best.sign) == 1.0
-    np.testing.assert_array_equal(V.best_stump_votes(best, X), [-1, -1, 1, 1, 1])
+    np.testing.assert_array_equal(best_stump_votes(best, X), [-1, -1, 1, 1, 1])
 
 
 def test_float32_stays_float32():
@@ -165,7 +173,7 @@ def test_rbf_votes_match_numpy_and_sweep_gamma():
     swept = jax.vmap(V.rbf_votes, (None, None, 0))(C, X, gammas)
     np.testing.assert_allclose(swept[2], V.rbf_votes(C, X, 2.0), rtol=1e-12)
     np.testing.assert_allclose(V.rbf_votes(X, X, 1.0).diagonal(), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(V.median_pairwise_distance(X), np.median(pdist(X)), rtol=1e-10)
+    np.testing.assert_allclose(median_pairwise_distance(X), np.median(pdist(X)), rtol=1e-10)
 
 
 def test_tanh_normalization():

@@ -289,7 +289,7 @@ def traits(fn: Callable) -> LearnerTraits:
 
     Example:
       >>> import functools
-      >>> from pacbound._src.solvers import adaboost, mincq
+      >>> from pacbound.solvers import adaboost, mincq
       >>> traits(adaboost).prefix, traits(functools.partial(mincq, max_iter=10)).path
       ('n_rounds', 'mu')
     """

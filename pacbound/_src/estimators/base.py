@@ -14,9 +14,11 @@ pickle).
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -65,9 +67,13 @@ def _kl_to_uniform(q: np.ndarray) -> float:
 class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a weighted majority vote of ``voters`` whose posterior a learner chooses.
 
-    Subclasses set their hyperparameters in ``__init__`` and implement ``_solve(H, y, w)``: a
-    learner's :class:`~pacbound._src.solvers.LearnerResult` for votes ``H`` ``(m, n)``, labels ``y``
-    in ``{-1, +1}`` and example weights ``w`` (None when none are given).
+    A classifier is a declaration: ``_learner`` (the learner it runs), ``_hyperparameters``
+    (the learner's positional hyperparameters, with the estimator's defaults: the learner has
+    none), ``_options`` (the learner's keyword options it exposes, whose defaults are the
+    learner's own: one source of defaults) and ``_extra`` (the estimator's own parameters,
+    with their defaults). Its ``__init__`` is generated from them (scikit-learn reads its
+    signature) and ``_solve(H, y, w)`` runs the learner on votes ``H`` ``(m, n)``, labels
+    ``y`` in ``{-1, +1}`` and example weights ``w`` (None when none are given).
 
     Fitted attributes: ``classes_`` (``classes_[1]`` is ``+1``), ``voters_``, ``posterior_``
     (over the ``2n`` columns of ``[H, -H]``), ``n_voters_`` (columns with non-zero weight),
@@ -76,6 +82,10 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     (seconds), ``n_features_in_``.
     """
 
+    _learner: Callable | None = None
+    _hyperparameters: dict[str, Any] = {}  # noqa: RUF012 (a declaration, read-only)
+    _options: tuple[str, ...] = ()
+    _extra: dict[str, Any] = {}  # noqa: RUF012
     _needs_binary_votes = False  # AdaBoost and VEB-Boost need ±1 votes
     _fitted_arrays: tuple[str, ...] = ()  # fitted attributes (arrays) that save / load keep
 
@@ -90,7 +100,15 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__.update(kept)  # vars(self); typeshed types vars() as read-only
 
     def _solve(self, H: jax.Array, y: np.ndarray, w: np.ndarray | None):
-        raise NotImplementedError
+        """The declared learner on ``H``, ``y`` and ``w`` with this estimator's parameters."""
+        assert self._learner is not None, f"{type(self).__name__} declares no _learner"
+        args = [getattr(self, name) for name in self._hyperparameters]
+        options = {name: getattr(self, name) for name in self._options}
+        return self._learner(H, y, *args, sample_weight=w, **options, **self._solve_options(H))
+
+    def _solve_options(self, H: jax.Array) -> dict[str, Any]:
+        """Learner options computed from the estimator's own parameters (none by default)."""
+        return {}
 
     def _labels(self, y: np.ndarray) -> np.ndarray:
         check_classification_targets(y)
@@ -277,6 +295,33 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _CLASSES[cls.__name__] = cls
+        if cls._learner is not None and "__init__" not in vars(cls):
+            cls.__init__ = _declared_init(cls)
+
+
+_VOTERS = {"voters": "stumps", "n_stumps": 10}  # every estimator's voter set
+
+
+def _declared_init(cls: type[MajorityVoteClassifier]) -> Callable:
+    """``__init__`` of a declared classifier: its hyperparameters (positional or keyword),
+    then, keyword-only, the learner's options with the learner's defaults, the estimator's own
+    parameters and the voters; it stores them unchanged, as scikit-learn requires."""
+    learner = inspect.signature(cls._learner).parameters  # type: ignore[arg-type]
+    P = inspect.Parameter
+    params = [P("self", P.POSITIONAL_OR_KEYWORD)]
+    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=d) for n, d in cls._hyperparameters.items()]
+    params += [P(n, P.KEYWORD_ONLY, default=learner[n].default) for n in cls._options]
+    params += [P(n, P.KEYWORD_ONLY, default=d) for n, d in {**cls._extra, **_VOTERS}.items()]
+    signature = inspect.Signature(params)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        self._set_params(bound.arguments)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 _CLASSES: dict[str, type] = {}

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from pacbound._src import solvers
+from pacbound import solvers
 from pacbound._src.estimators.base import MajorityVoteClassifier
 from pacbound._src.learning.candidates import split_index
 
@@ -53,15 +53,13 @@ __all__ = [
 # ------------------------------------------------------------ the C-bound learners
 class MinCqClassifier(MajorityVoteClassifier):
     """MinCq (laviolette2011 Program 1): the quasi-uniform posterior with first margin moment
-    ``mu`` and the smallest second moment (:func:`pacbound._src.solvers.mincq`); ``mu`` above the
+    ``mu`` and the smallest second moment (:func:`pacbound.solvers.mincq`); ``mu`` above the
     largest realizable one is refused with a ``ValueError`` naming it. Fitted: ``n_iter_``
     FISTA iterations and ``converged_`` (the certified duality gap met before ``max_iter``)."""
 
-    def __init__(self, mu=0.05, *, voters="stumps", n_stumps=10, max_iter=50_000):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return solvers.mincq(H, y, self.mu, sample_weight=w, max_iter=self.max_iter)
+    _learner = staticmethod(solvers.mincq)
+    _hyperparameters = {"mu": 0.05}  # noqa: RUF012
+    _options = ("max_iter",)
 
 
 class CqBoostClassifier(MajorityVoteClassifier):
@@ -69,12 +67,9 @@ class CqBoostClassifier(MajorityVoteClassifier):
     moment ``mu`` (:func:`pacbound.solvers.cqboost`); ``tol`` stops it, ``max_columns`` caps
     the columns."""
 
-    def __init__(self, mu=0.05, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        options = {"tol": self.tol, "max_columns": self.max_columns, "sample_weight": w}
-        return solvers.cqboost(H, y, self.mu, **options)
+    _learner = staticmethod(solvers.cqboost)
+    _hyperparameters = {"mu": 0.05}  # noqa: RUF012
+    _options = ("tol", "max_columns")
 
 
 class _Boosting(MajorityVoteClassifier):
@@ -87,7 +82,8 @@ class _Boosting(MajorityVoteClassifier):
 
     _fitted_arrays = ("selected_", "alphas_")
 
-    def _rounds(self, result):
+    def _solve(self, H, y, w):
+        result = super()._solve(H, y, w)
         info = result.info
         self.selected_, self.alphas_ = np.asarray(info.selected), np.asarray(info.alphas)
         return result
@@ -105,57 +101,42 @@ class _Boosting(MajorityVoteClassifier):
 
 class CBBoostClassifier(_Boosting):
     """CB-Boost (bauvin2020 Algorithm 1): ``n_rounds`` greedy C-bound steps in closed form
-    (:func:`pacbound._src.solvers.cbboost`)."""
+    (:func:`pacbound.solvers.cbboost`)."""
 
-    _solver = staticmethod(solvers.cbboost)
-
-    def __init__(self, n_rounds=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return self._rounds(self._solver(H, y, self.n_rounds, sample_weight=w))
+    _learner = staticmethod(solvers.cbboost)
+    _hyperparameters = {"n_rounds": 100}  # noqa: RUF012
 
 
 class GBCBBoostClassifier(CBBoostClassifier):
     """GB-CB-Boost (bauvin2020 §3.2): CB-Boost along the C-bound's steepest direction."""
 
-    _solver = staticmethod(solvers.gbcbboost)
+    _learner = staticmethod(solvers.gbcbboost)
 
 
 class KLBoostClassifier(MajorityVoteClassifier):
     """KL-regularized coordinate descent (germain2009 Algorithm 1): KL-QL
     (``loss="quadratic"``) or KL-EL (``"exponential"``), weight ``C`` on the loss of margin
-    scale ``gamma`` (:func:`pacbound._src.solvers.kl_coordinate_descent`). ``random_state`` seeds
-    the
-    order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps run and
-    ``converged_`` (``False`` when ``max_iter`` stopped it; large ``C`` with small ``gamma``
-    may need more)."""
+    scale ``gamma`` (:func:`pacbound.solvers.kl_coordinate_descent`). ``random_state`` seeds
+    the order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps
+    run and ``converged_`` (``False`` when ``max_iter`` stopped it; large ``C`` with small
+    ``gamma`` may need more)."""
 
-    def __init__(
-        self, C=1.0, gamma=1.0, *, loss="quadratic", relaxation="kl", tol=1e-6,
-        max_iter=1000, random_state=None, voters="stumps", n_stumps=10,
-    ):  # fmt: skip
-        self._set_params(locals())
+    _learner = staticmethod(solvers.kl_coordinate_descent)
+    _hyperparameters = {"C": 1.0, "gamma": 1.0}  # noqa: RUF012
+    _options = ("loss", "relaxation", "tol", "max_iter")
+    _extra = {"random_state": None}  # noqa: RUF012
 
-    def _solve(self, H, y, w):
-        key = None if self.random_state is None else jax.random.key(self.random_state)
-        return solvers.kl_coordinate_descent(
-            H, y, self.C, self.gamma, loss=self.loss, relaxation=self.relaxation, key=key,
-            tol=self.tol, max_iter=self.max_iter, sample_weight=w,
-        )  # fmt: skip
+    def _solve_options(self, H):
+        return {"key": None if self.random_state is None else jax.random.key(self.random_state)}
 
 
 class VEBBoostClassifier(MajorityVoteClassifier):
     """VEB-Boost (Shivaswamy & Jebara, Fig. 1): boosting with a variance penalty ``lam`` in
-    ``[0, 1]`` (:func:`pacbound._src.solvers.vebboost`); binary voters only."""
+    ``[0, 1]`` (:func:`pacbound.solvers.vebboost`); binary voters only."""
 
     _needs_binary_votes = True
-
-    def __init__(self, lam=0.5, n_rounds=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return solvers.vebboost(H, y, self.lam, self.n_rounds, sample_weight=w)
+    _learner = staticmethod(solvers.vebboost)
+    _hyperparameters = {"lam": 0.5, "n_rounds": 100}  # noqa: RUF012
 
 
 @functools.cache
@@ -166,80 +147,56 @@ def _adam(learning_rate: float) -> optax.GradientTransformation:
 
 class BoundMinimizerClassifier(MajorityVoteClassifier):
     """Gradient minimization of a PAC-Bayes bound over the posterior
-    (:func:`pacbound._src.solvers.minimize_bound`): ``max_iter`` Adam steps on the bound named
-    ``objective`` at ``delta``, over a ``"softmax"`` or ``"quasi_uniform"`` posterior on
-    ``[H, -H]``. ``delta`` is traced; a new ``learning_rate`` compiles once more. (The
-    parameter is not called ``bound``: that is the certificate method of every estimator.)"""
+    (:func:`pacbound.solvers.minimize_bound`): ``max_iter`` Adam steps (``learning_rate``) on
+    the bound named ``objective`` at ``delta``, over a ``"softmax"`` or ``"quasi_uniform"``
+    posterior on ``[H, -H]``. ``delta`` is traced; a new ``learning_rate`` compiles once more.
+    (The parameter is not called ``bound``: that is the certificate method of every
+    estimator.)"""
 
-    def __init__(
-        self, objective="pac_bound_2", delta=0.05, max_iter=500, learning_rate=0.05, *,
-        posterior="softmax", voters="stumps", n_stumps=10,
-    ):  # fmt: skip
-        self._set_params(locals())
+    _learner = staticmethod(solvers.minimize_bound)
+    _hyperparameters = {"objective": "pac_bound_2"}  # noqa: RUF012
+    _options = ("delta", "max_iter", "posterior")
+    _extra = {"learning_rate": 0.05}  # noqa: RUF012
 
-    def _solve(self, H, y, w):
-        return solvers.minimize_bound(
-            H, y, self.objective, posterior=self.posterior,
-            optimizer=_adam(float(self.learning_rate)), max_iter=self.max_iter,
-            delta=jnp.asarray(self.delta, H.dtype), sample_weight=w,
-        )  # fmt: skip
+    def _solve_options(self, H):
+        return {"optimizer": _adam(float(self.learning_rate))}
 
 
 # ------------------------------------------------------------------------ baselines
 class AdaBoostClassifier(_Boosting):
-    """Discrete AdaBoost for ``n_rounds`` rounds (:func:`pacbound._src.solvers.adaboost`); binary
+    """Discrete AdaBoost for ``n_rounds`` rounds (:func:`pacbound.solvers.adaboost`); binary
     voters only."""
 
     _needs_binary_votes = True
-
-    def __init__(self, n_rounds=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
-
-    def _solve(self, H, y, w):
-        return self._rounds(solvers.adaboost(H, y, self.n_rounds, sample_weight=w))
+    _learner = staticmethod(solvers.adaboost)
+    _hyperparameters = {"n_rounds": 100}  # noqa: RUF012
 
 
-class _ColumnGeneration(MajorityVoteClassifier):
-    """A roy2016 §6 baseline by column generation: ``solvers.<_solver>(H, y, <_trade_off>,
-    tol=tol, max_columns=max_columns, sample_weight=w)``."""
-
-    _solver_name: str
-    _trade_off: str
-
-    def _solve(self, H, y, w):
-        solver = getattr(solvers, self._solver_name)
-        options = {"tol": self.tol, "max_columns": self.max_columns, "sample_weight": w}
-        return solver(H, y, getattr(self, self._trade_off), **options)
-
-
-class MDBoostClassifier(_ColumnGeneration):
+class MDBoostClassifier(MajorityVoteClassifier):
     """MDBoost (roy2016 §6): margin mean against variance, trade-off ``D``
-    (:func:`pacbound._src.solvers.mdboost`)."""
+    (:func:`pacbound.solvers.mdboost`)."""
 
-    _solver_name, _trade_off = "mdboost", "D"
+    _learner = staticmethod(solvers.mdboost)
+    _hyperparameters = {"D": 10.0}  # noqa: RUF012
+    _options = ("tol", "max_columns")
 
-    def __init__(self, D=10.0, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
 
-
-class LPBoostClassifier(_ColumnGeneration):
+class LPBoostClassifier(MajorityVoteClassifier):
     """LPBoost (roy2016 §6): the L1 soft-margin LP, slack penalty ``C``
-    (:func:`pacbound._src.solvers.lpboost`)."""
+    (:func:`pacbound.solvers.lpboost`)."""
 
-    _solver_name, _trade_off = "lpboost", "C"
+    _learner = staticmethod(solvers.lpboost)
+    _hyperparameters = {"C": 1.0}  # noqa: RUF012
+    _options = ("tol", "max_columns")
 
-    def __init__(self, C=1.0, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
 
-
-class CGBoostClassifier(_ColumnGeneration):
+class CGBoostClassifier(MajorityVoteClassifier):
     """CG-Boost (roy2016 §6): the L2 soft-margin QP, slack penalty ``C``
-    (:func:`pacbound._src.solvers.cgboost`)."""
+    (:func:`pacbound.solvers.cgboost`)."""
 
-    _solver_name, _trade_off = "cgboost", "C"
-
-    def __init__(self, C=1.0, tol=1e-4, max_columns=100, *, voters="stumps", n_stumps=10):
-        self._set_params(locals())
+    _learner = staticmethod(solvers.cgboost)
+    _hyperparameters = {"C": 1.0}  # noqa: RUF012
+    _options = ("tol", "max_columns")
 
 
 ESTIMATORS: dict[str, type[MajorityVoteClassifier]] = {

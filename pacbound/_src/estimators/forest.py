@@ -14,7 +14,7 @@ forest's own uniform vote). ``predict`` is the weighted majority vote ``argmax_c
 
 Example::
 
-    from pacbound._src.estimators import ForestClassifier
+    from pacbound.estimators import ForestClassifier
 
     clf = ForestClassifier(n_estimators=100, objective="tnd", random_state=0).fit(X, y)
     clf.score(X_test, y_test), clf.bound("tnd"), clf.certificate().best

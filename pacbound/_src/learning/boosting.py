@@ -320,7 +320,7 @@ def prefix_info(info: Any, kept: jax.Array) -> Any:
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
       >>> prefix_info(info, jnp.array([True, False, False])).selected.tolist()
@@ -345,7 +345,7 @@ def rounds_result(info: Any, n_columns: int, objective, converged, chosen=None) 
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
       >>> r = rounds_result(info, 3, info.losses[-1], True)
@@ -371,7 +371,7 @@ def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) ->
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
       >>> r = scan_after_rounds(info, 2, 3, None, "losses")  # the first 2 rounds

@@ -259,7 +259,7 @@ def duality_gap(x, g, lam_projection, *, a, mu, eps, diag_max):
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import mincq
+      >>> from pacbound.solvers import mincq
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.]); p = mincq_problem(H, y)
       >>> u = 3 * mincq(H, y, 0.2).weights  # the solution's centred weights

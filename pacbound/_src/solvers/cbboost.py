@@ -204,7 +204,7 @@ def cbboost(
 
 
 gbcbboost = functools.partial(cbboost, steepest=True)
-gbcbboost.__name__ = gbcbboost.__qualname__ = "gbcbboost"
+gbcbboost.__name__ = gbcbboost.__qualname__ = "gbcbboost"  # type: ignore[attr-defined]
 gbcbboost.__module__ = __name__
 gbcbboost.__doc__ = """GB-CB-Boost (bauvin2020 §3.2): ``cbboost(voters, y, n_rounds,
 steepest=True)``.

@@ -80,7 +80,7 @@ def make_cells(learner: Callable, grids: dict, zipped: bool) -> Cells:
     """The cartesian product (or the zip) of the named grids, as :class:`Cells`.
 
     Example:
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
       >>> cells.prefix, cells.max_rounds, cells.values["n_rounds"].tolist()
       ('n_rounds', 3, [1, 3])
@@ -176,7 +176,7 @@ def grid_chunk(plan: Plan, cells, shared):
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
       >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds)
@@ -203,7 +203,7 @@ def cv_chunk(plan: Plan, cells, shared):
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)
       >>> plan = Plan(adaboost, (), cells.prefix, cells.max_rounds, zero_one_risk)
@@ -239,7 +239,7 @@ def refit(plan: Plan, H, y, options: dict, values: dict):
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> plan = Plan(adaboost, (), "n_rounds", 3)
       >>> int(refit(plan, H, jnp.array([1., 1., -1., -1.]), {}, {"n_rounds": 1}).steps)

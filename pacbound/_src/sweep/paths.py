@@ -23,7 +23,7 @@ def solves_as_path(learner: Callable, grids: dict, options: dict | None) -> bool
     path solver takes (a warm start ``q0``, say, keeps the vmapped cells).
 
     Example:
-      >>> from pacbound._src.solvers import adaboost, mincq
+      >>> from pacbound.solvers import adaboost, mincq
       >>> solves_as_path(mincq, {"mu": [0.1, 0.2]}, None)  # MinCq declares its mu path
       True
       >>> solves_as_path(adaboost, {"n_rounds": [1, 2]}, None)
@@ -41,7 +41,7 @@ def path_result(plan, H, y, weight, values: dict, options: dict):
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import mincq
+      >>> from pacbound.solvers import mincq
       >>> from pacbound._src.sweep.cells import Plan
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> plan = Plan(mincq, (), None, None, path=True)

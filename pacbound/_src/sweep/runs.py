@@ -41,7 +41,6 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound._src.certify import BOUNDS, as_bound, certify, is_quasi_uniform
-from pacbound._src.protocol import traits
 from pacbound._src.sweep.cells import (
     Cells,
     Plan,
@@ -195,7 +194,7 @@ def grid(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> out = grid(adaboost, H, jnp.array([1., 1., -1., -1.]), n_rounds=[1, 3])
       >>> out.values["n_rounds"].tolist(), out.result.steps.tolist()
@@ -268,7 +267,7 @@ def cross_validate(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> cv = cross_validate(adaboost, H, y, folds=2, n_rounds=[1, 3])
@@ -348,7 +347,7 @@ def select_by_bound(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> sel = select_by_bound(adaboost, H, jnp.array([1., 1., -1., -1.]), n_rounds=[1, 3])
       >>> sel.bounds.shape, sel.best_values, bool(jnp.all(sel.bounds <= 1.0))
@@ -357,9 +356,9 @@ def select_by_bound(
     if bound not in BOUNDS:
         raise ValueError(f"bound must be one of {sorted(BOUNDS)}; got {bound!r}")
     check_delta(delta)
-    matrix_free = traits(learner).matrix_free
+    matrix_free = is_voters(H)
     if matrix_free and features is None:
-        raise ValueError(f"{_name(learner)} is matrix-free: pass its training features=X")
+        raise ValueError("over a Voters family, pass the training features=X the voters vote on")
     sweep = grid(learner, H, y, **kwargs)
     per_cell = delta / len(next(iter(sweep.values.values())))
     bounds, quasi = _cell_bounds(sweep.result, features if matrix_free else H, y, bound, per_cell)

@@ -184,7 +184,7 @@ def map_cells(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.solvers import adaboost
+      >>> from pacbound.solvers import adaboost
       >>> from pacbound._src.sweep.cells import Plan, grid_chunk, make_cells
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> cells = make_cells(adaboost, {"n_rounds": [1, 3]}, False)

@@ -23,6 +23,7 @@ import numpy as np
 from pacbound import datasets, sweep, voters
 from pacbound._src.apps.reproduce.paper_tables import GERMAIN2009_TABLE1
 from pacbound._src.apps.reproduce.protocols import LEARNERS, PROTOCOLS, LearnerSpec, Protocol
+from pacbound._src.datasets.registry import load_registered, resolve_data_dir
 
 __all__ = ["PROTOCOLS", "Fitted", "LearnerSpec", "Protocol", "reproduce", "select_and_fit"]
 
@@ -182,7 +183,7 @@ def reproduce(
         raise ValueError(f"need folds >= 2 and grid_values >= 1; got {folds}, {grid_values}")
     names = _check_names(protocol, dataset_names, protocol.datasets, "datasets")
     chosen = _check_names(protocol, learners, protocol.learners, "learners")
-    data_dir = datasets.resolve_data_dir(data_dir)
+    data_dir = resolve_data_dir(data_dir)
     folds = folds or (QUICK_FOLDS if quick else protocol.folds)
     grid_values = grid_values or (QUICK_VALUES if quick else None)
     cv = {"folds": folds, "values": grid_values, "seed": seed}
@@ -195,7 +196,7 @@ def reproduce(
     report = progress or (lambda done, total, label: None)
     for name in names:
         try:
-            data = datasets.load_registered(name, data_dir)
+            data = load_registered(name, data_dir)
         except FileNotFoundError as err:
             payload["skipped"][name] = str(err)
             done += len(chosen)
