@@ -102,7 +102,7 @@ def bound_data(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.loss_statistics import error_matrix, loss_statistics
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
       >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
       >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
@@ -236,7 +236,7 @@ def minimize_bound(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.loss_statistics import error_matrix, loss_statistics
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
       >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
       >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
@@ -271,7 +271,7 @@ def minimize_over_mu(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.loss_statistics import error_matrix, loss_statistics
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
       >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
       >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
@@ -355,7 +355,7 @@ def tnd_alternating(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.loss_statistics import error_matrix, loss_statistics
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
       >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
       >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
@@ -382,7 +382,7 @@ def cctnd_alternating(
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.loss_statistics import error_matrix, loss_statistics
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
       >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
       >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
