@@ -10,6 +10,11 @@ For any distribution ``Q`` over voters in ``[-1, 1]`` whose margin has first mom
 with ``R(G_Q) = (1 - mu1)/2`` the Gibbs risk, ``d_Q = (1 - mu2)/2`` the disagreement and
 ``e_Q = R(G_Q) - d_Q / 2`` the joint error. When ``mu1 <= 0`` the bound is the trivial 1.
 
+Concrete statistics are checked (``mu1`` in ``[-1, 1]``, ``mu2``, a risk or a joint error in
+``[0, 1]``, a disagreement in ``[0, 1/2]``; ``cbound_upper`` takes bounds on the moments: any
+finite ``mu1``, ``mu2 >= 0``) and a ``ValueError`` names the one outside; traced ones are not
+(:func:`pacbound._src.validation.domains`).
+
 ``cbound_trinomial_sup`` is the worst C-bound over a trinomial kl-ball around the empirical
 ``(e_S, d_S)``: the optimization inside PAC-Bound 2 of Germain et al. (2015), and with an
 optional cap on the joint error that of PAC-Bound 2', certified (a float ``>=`` the exact
@@ -38,6 +43,7 @@ from pacbound._src.kl import (
     trinomial_kl,
 )
 from pacbound._src.margins import margin_moments
+from pacbound._src.validation import FINITE, HALF, NONNEGATIVE, SIGNED, UNIT, domains
 
 __all__ = [
     "cbound",
@@ -48,6 +54,7 @@ __all__ = [
 ]
 
 
+@domains(mu1=SIGNED, mu2=UNIT)
 def cbound(mu1: ArrayLike, mu2: ArrayLike) -> jax.Array:
     """C-bound ``1 - mu1^2 / mu2`` from the margin's moments (laviolette2011 Theorem 1).
 
@@ -70,6 +77,7 @@ def cbound(mu1: ArrayLike, mu2: ArrayLike) -> jax.Array:
     return jnp.where(informative, 1.0 - mu1**2 / safe_mu2, 1.0)
 
 
+@domains(gibbs_risk=UNIT, disagreement=HALF)
 def cbound_from_risk(gibbs_risk: ArrayLike, disagreement: ArrayLike) -> jax.Array:
     """C-bound ``1 - (1 - 2r)^2 / (1 - 2d)`` from the Gibbs risk ``r`` and disagreement ``d``.
 
@@ -85,6 +93,7 @@ def cbound_from_risk(gibbs_risk: ArrayLike, disagreement: ArrayLike) -> jax.Arra
     return cbound(1.0 - 2.0 * jnp.asarray(gibbs_risk), 1.0 - 2.0 * jnp.asarray(disagreement))
 
 
+@domains(H=SIGNED, y=SIGNED, q=UNIT)
 def empirical_cbound(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
     """Empirical C-bound of the vote ``(H, q)`` on the sample ``(H, y)``.
 
@@ -98,6 +107,7 @@ def empirical_cbound(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
     return cbound(*margin_moments(H, y, q))
 
 
+@domains(mu1=FINITE, mu2=NONNEGATIVE)
 def cbound_upper(mu1: ArrayLike, mu2: ArrayLike) -> jax.Array:
     """The C-bound ``1 - mu1^2 / mu2`` rounded up: a float ``>=`` its exact value for the given
     floats (1 where ``mu1 <= 0`` or ``mu2 <= 0``), in ``[0, 1]``.
@@ -384,6 +394,7 @@ def _capped_envelope(d, top, e_s, d_s, eps, cap):
     return lam_kl * (eps - trinomial_kl(e_s, d_s, e, d)) + lam_cap * cap
 
 
+@domains(joint_error=UNIT, disagreement=HALF, eps=NONNEGATIVE, joint_error_cap=UNIT)
 @jax.jit
 def cbound_trinomial_sup(
     joint_error: ArrayLike,

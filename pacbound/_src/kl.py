@@ -12,6 +12,10 @@
   the primitive of every certified value in :mod:`pacbound._src.bounds`.
 * ``gaussian_mixture_kl_bound`` (roy2016 §3) and ``quasi_uniform_kl`` (germain2009 §4.2).
 
+Concrete arguments are checked (a probability, ``q`` or ``p``, in ``[0, 1]``; a level ``eps``
+``>= 0``; never NaN) and a ``ValueError`` names the one outside; traced ones are not
+(:func:`pacbound._src.validation.domains`).
+
 Every ``0 log 0`` is 0. Where the true derivative is infinite (``d/dq kl`` at ``q = 0``,
 ``d/deps kl_inv_upper`` at ``eps = 0``) the derivative returned is large and finite, computed
 with logs floored at the dtype's ``tiny``.
@@ -70,6 +74,8 @@ from jax import lax
 from jax.scipy.special import xlogy
 from jax.typing import ArrayLike
 
+from pacbound._src.validation import FINITE, NONNEGATIVE, UNIT, domains
+
 __all__ = [
     "binary_kl",
     "binary_kl_interval",
@@ -110,6 +116,7 @@ def _kl_term_jvp(primals, tangents):
     return _kl_term(q, p), d_q * dq + d_p * dp
 
 
+@domains(q=UNIT, p=UNIT)
 def kl_divergence(q: ArrayLike, p: ArrayLike, axis: int = -1) -> jax.Array:
     """``KL(Q||P) = sum_i q_i ln(q_i / p_i)`` for discrete distributions along ``axis``.
 
@@ -123,6 +130,7 @@ def kl_divergence(q: ArrayLike, p: ArrayLike, axis: int = -1) -> jax.Array:
     return jnp.sum(_kl_term(q, p), axis=axis)
 
 
+@domains(q=UNIT, p=UNIT)
 def binary_kl(q: ArrayLike, p: ArrayLike) -> jax.Array:
     """``kl(q||p) = q ln(q/p) + (1-q) ln((1-q)/(1-p))``, Bernoulli divergence (Seeger 2002).
 
@@ -136,6 +144,7 @@ def binary_kl(q: ArrayLike, p: ArrayLike) -> jax.Array:
     return _kl_term(q, p) + _kl_term(1.0 - q, 1.0 - p)
 
 
+@domains(q1=UNIT, q2=UNIT, p1=UNIT, p2=UNIT)
 def trinomial_kl(q1: ArrayLike, q2: ArrayLike, p1: ArrayLike, p2: ArrayLike) -> jax.Array:
     """``kl((q1, q2, 1-q1-q2) || (p1, p2, 1-p1-p2))``, three-outcome divergence.
 
@@ -634,6 +643,7 @@ def _inverse_arguments(q: ArrayLike, eps: ArrayLike) -> list[jax.Array]:
     return jnp.broadcast_arrays(*_floats(q, eps))
 
 
+@domains(q=UNIT, eps=NONNEGATIVE)
 @jax.jit
 def kl_inv_upper(q: ArrayLike, eps: ArrayLike) -> jax.Array:
     """``kl^-1_up(q, eps) = max {p in [q, 1] : kl(q||p) <= eps}`` (Seeger's bound inverse),
@@ -660,6 +670,7 @@ def kl_inv_upper(q: ArrayLike, eps: ArrayLike) -> jax.Array:
     return _kl_inverse(*_inverse_arguments(q, eps), True)[1]
 
 
+@domains(q=UNIT, eps=NONNEGATIVE)
 @jax.jit
 def kl_inv_lower(q: ArrayLike, eps: ArrayLike) -> jax.Array:
     """``kl^-1_low(q, eps) = min {p in [0, q] : kl(q||p) <= eps}``, certified from below: a
@@ -673,6 +684,7 @@ def kl_inv_lower(q: ArrayLike, eps: ArrayLike) -> jax.Array:
     return _kl_inverse(*_inverse_arguments(q, eps), False)[1]
 
 
+@domains(q=UNIT, eps=NONNEGATIVE)
 @jax.jit
 def kl_inv_upper_interval(q: ArrayLike, eps: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """``(low, high)``, floats with ``low <= kl^-1_up(q, eps) <= high`` for the exact root;
@@ -704,6 +716,7 @@ def _kl_at_point(q, one_minus_q, p, below: bool = False) -> tuple[_Term, jax.Arr
     return _Term(kl.value, jnp.where(p == q, 0.0, error)), d  # kl(q||q) = 0 exactly
 
 
+@domains(q=UNIT, p=UNIT)
 @jax.jit
 def binary_kl_interval(q: ArrayLike, p: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """``(low, high)`` with ``low <= kl(q||p) <= high`` for the exact divergence of the given
@@ -724,6 +737,7 @@ def binary_kl_interval(q: ArrayLike, p: ArrayLike) -> tuple[jax.Array, jax.Array
     return jnp.maximum(low, 0.0), high
 
 
+@domains(q=UNIT, centers=FINITE)
 def gaussian_mixture_kl_bound(q: ArrayLike, centers: ArrayLike) -> jax.Array:
     """``KL(Q||P) <= (1/2) sum_i q_i ||w_i||^2`` (roy2016 §3, after Theorem 2).
 
@@ -744,6 +758,7 @@ def gaussian_mixture_kl_bound(q: ArrayLike, centers: ArrayLike) -> jax.Array:
     return 0.5 * jnp.sum(q * jnp.sum(centers**2, axis=-1), axis=-1)
 
 
+@domains(w=FINITE)
 def quasi_uniform_kl(w: ArrayLike) -> jax.Array:
     """``KL(Q||P)`` of a quasi-uniform posterior to the uniform prior (germain2009 §4.2, eq. 16).
 

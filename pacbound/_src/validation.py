@@ -6,12 +6,18 @@ arrays, so a solver called inside ``jax.jit`` or ``jax.vmap`` skips them instead
 The value checks of a ``jax.Array`` are reductions on its own devices (only scalars come back
 to the host), so that votes sharded over devices
 (:func:`pacbound._src.sweep.sharding.shard_examples`) are never gathered to check them.
+
+The bounds' arguments are checked by one declaration at each public function, :func:`domains`
+(argument name -> :class:`Domain`), under the same rule: concrete values only, elementwise.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import SupportsFloat, cast
+import inspect
+import threading
+from collections.abc import Callable
+from typing import NamedTuple, SupportsFloat, TypeVar, cast
 
 import jax
 import jax.numpy as jnp
@@ -19,6 +25,18 @@ import numpy as np
 from jax.typing import ArrayLike
 
 __all__ = [
+    "AT_MOST_HALF",
+    "BELOW_HALF",
+    "CONFIDENCE",
+    "FINITE",
+    "HALF",
+    "NONNEGATIVE",
+    "POSITIVE",
+    "SIGNED",
+    "SIZE",
+    "STATISTIC_SLACK",
+    "UNIT",
+    "Domain",
     "check_delta",
     "check_features",
     "check_labels",
@@ -27,6 +45,7 @@ __all__ = [
     "check_sample_weight",
     "check_scalar",
     "check_votes",
+    "domains",
     "float_dtype",
     "is_concrete",
 ]
@@ -287,3 +306,182 @@ def check_features(X: ArrayLike, name: str = "X") -> np.ndarray:
             f"{rows[0]}, feature {cols[0]}; impute or drop them before fitting"
         )
     return X
+
+
+# ------------------------------------------------------------------------------------------
+# The domains of the bounds' arguments, checked once, at the public boundary
+# ------------------------------------------------------------------------------------------
+
+STATISTIC_SLACK = 1e-6  # how far past a closed end a computed statistic may lie (its rounding)
+_ON_HOST = 4096  # concrete jax.Arrays up to this size are read on the host, larger ones reduced
+_F = TypeVar("_F", bound=Callable)
+
+
+class Domain(NamedTuple):
+    """The domain of one argument: every element between ``low`` and ``high``, ends open as
+    asked, never NaN. An end is a number or the name of another argument of the function (then
+    compared elementwise, broadcast); a closed end at ``inf`` admits ``inf``; ``slack`` widens
+    the closed ends for a statistic that was computed (rounded), which the bounds clip.
+
+    Example:
+      >>> str(Domain(0.0, 1.0, low_open=True)), str(Domain(0.0, "n")), str(SIZE)
+      ('(0, 1]', '[0, n]', '[1, inf)')
+    """
+
+    low: float | str = -np.inf
+    high: float | str = np.inf
+    low_open: bool = False
+    high_open: bool = False
+    slack: float = 0.0
+
+    def __str__(self) -> str:
+        low, high = (end if isinstance(end, str) else f"{end:g}" for end in (self.low, self.high))
+        return f"{'(' if self.low_open else '['}{low}, {high}{')' if self.high_open else ']'}"
+
+
+UNIT = Domain(0.0, 1.0, slack=STATISTIC_SLACK)  # a risk, a joint error, a rate: [0, 1]
+HALF = Domain(0.0, 0.5, slack=STATISTIC_SLACK)  # the disagreement of votes in [-1, 1]
+NONNEGATIVE = Domain(0.0, np.inf, slack=STATISTIC_SLACK)  # a KL, a variance, a level; inf too
+CONFIDENCE = Domain(0.0, 1.0, low_open=True)  # delta
+SIZE = Domain(1.0, np.inf, high_open=True)  # a sample size
+POSITIVE = Domain(0.0, np.inf, low_open=True, high_open=True)
+FINITE = Domain(-np.inf, np.inf, low_open=True, high_open=True)
+SIGNED = Domain(-1.0, 1.0, slack=STATISTIC_SLACK)  # a margin's first moment, a vote
+BELOW_HALF = Domain(-np.inf, 0.5, low_open=True, high_open=True)  # mu of a Chebyshev-Cantelli
+AT_MOST_HALF = Domain(-np.inf, 0.5, low_open=True)  # mu of a mu-tandem loss's range K_mu
+
+
+class _Boundary(threading.local):
+    inside = False  # a checked function is running in this thread: nested calls check nothing
+
+
+_BOUNDARY = _Boundary()
+_TRACER = jax.core.Tracer
+
+
+def domains(**by_argument: Domain) -> Callable[[_F], _F]:
+    """Declares the domains of a public function's arguments, checked when it is called.
+
+    Each declared argument that is concrete (not a tracer: ``jax.jit``, ``jax.vmap`` and
+    ``jax.grad`` trace past the checks, at no cost in the compiled program) must lie in its
+    :class:`Domain` elementwise, or the call raises a ``ValueError`` naming the function, the
+    argument, its domain and a value found outside it. Arguments left at their default or
+    ``None`` are not checked. Only the outermost checked call checks: the library's functions
+    calling one another on derived values (a lower bound on ``mu1`` below ``-1``) pass through.
+    The decorated function keeps its signature and docstring; ``fn.domains`` is the table.
+
+    Example:
+      >>> @domains(risk=UNIT, m=SIZE)
+      ... def gap(risk, m):
+      ...     return risk / m
+      >>> gap(0.5, 10)
+      0.05
+      >>> gap(0.5, 0)
+      Traceback (most recent call last):
+        ...
+      ValueError: gap: m must lie in [1, inf); got 0
+    """
+
+    def decorate(fn: _F) -> _F:
+        parameters = inspect.signature(fn).parameters
+        position = {name: i for i, name in enumerate(parameters)}
+        ends = {end for d in by_argument.values() for end in d[:2] if isinstance(end, str)}
+        unknown = (set(by_argument) | ends) - set(position)
+        if unknown:
+            raise TypeError(f"{fn.__name__} has no argument {sorted(unknown)}")
+        defaults = {n: p.default for n, p in parameters.items() if p.default is not p.empty}
+        # ends naming other arguments last: those arguments are checked first
+        named = sorted(
+            by_argument, key=lambda name: any(isinstance(e, str) for e in by_argument[name][:2])
+        )
+        checks = tuple((name, position[name], by_argument[name]) for name in named)
+
+        function = fn.__name__
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            if _BOUNDARY.inside:
+                return fn(*args, **kwargs)
+            _BOUNDARY.inside = True
+            try:
+                given = len(args)
+                for name, i, domain in checks:
+                    value = args[i] if i < given else kwargs.get(name, defaults.get(name))
+                    if value is not None and not isinstance(value, _TRACER):
+                        _check_domain(
+                            function, name, value, domain, (position, defaults, args, kwargs)
+                        )
+                return fn(*args, **kwargs)
+            finally:
+                _BOUNDARY.inside = False
+
+        checked.domains = dict(by_argument)  # type: ignore[attr-defined]
+        return cast(_F, checked)
+
+    return decorate
+
+
+def _extremes(value) -> tuple[float, float] | None:
+    """``(min, max)`` of the elements (NaN if one is NaN), ``None`` when there are none; a large
+    ``jax.Array`` is reduced on its devices."""
+    if isinstance(value, int | float):  # a Python scalar: the common case, kept fast
+        return float(value), float(value)
+    if isinstance(value, jax.Array) and value.size > _ON_HOST:
+        lo, hi, _ = _device_range(value)
+        return float(lo), float(hi)
+    array = np.asarray(value)
+    if array.size == 0:
+        return None
+    if array.ndim == 0:
+        return float(array), float(array)
+    with np.errstate(invalid="ignore"):
+        return float(array.min()), float(array.max())
+
+
+def _check_domain(function: str, name: str, value, domain: Domain, call: tuple) -> None:
+    """``ValueError`` naming ``function``, ``name`` and an element outside ``domain`` (NaN is
+    outside every domain); ``call`` is ``(position, defaults, args, kwargs)`` of the call."""
+    low, high, low_open, high_open, slack = domain
+    if isinstance(low, str) or isinstance(high, str):
+        bad = _outside_named(value, domain, call)
+    else:  # numeric ends: compare the extremes, the fast path
+        extremes = _extremes(value)
+        if extremes is None:
+            return
+        lo, hi = extremes
+        if not (lo > low if low_open else lo >= low - slack):
+            bad = lo
+        elif not (hi < high if high_open else hi <= high + slack):
+            bad = hi
+        else:
+            return
+    if bad is not None:
+        shape = np.shape(value)
+        where = "" if shape == () else f" (an element of the {shape} array)"
+        raise ValueError(f"{function}: {name} must lie in {domain}; got {bad:g}{where}")
+
+
+def _outside_named(value, domain: Domain, call: tuple) -> float | None:
+    """An element of ``value`` outside ``domain``, whose ends may name other arguments (compared
+    elementwise; an end that is absent or traced bounds nothing); ``None`` if there is none."""
+    x = np.asarray(value, np.float64)
+    for end, below, open_ in (
+        (domain.low, True, domain.low_open),
+        (domain.high, False, domain.high_open),
+    ):
+        if isinstance(end, str):  # another argument
+            position, defaults, args, kwargs = call
+            i = position[end]
+            end = args[i] if i < len(args) else kwargs.get(end, defaults.get(end))
+        if end is None or not is_concrete(end):
+            continue
+        slack = 0.0 if open_ else domain.slack
+        x, e = np.broadcast_arrays(x, np.asarray(end, np.float64))
+        if below:
+            inside = x > e if open_ else x >= e - slack
+        else:
+            inside = x < e if open_ else x <= e + slack
+        inside |= np.isnan(e)  # a NaN end is its own argument's error
+        if not inside.all():
+            return float(x[~inside].flat[0])
+    return None

@@ -6,6 +6,15 @@ arguments, and returns a certified value: never below the exact value of its for
 given floats, in float32 and float64 (see each module's "Certified values"). The registry that
 names them for certification and for the minimizers is :mod:`pacbound._src.certify`.
 
+Domains: called with concrete arguments, every function checks each of them elementwise
+against its theorem's domain (its ``domains`` attribute, :func:`pacbound._src.validation.domains`)
+and raises a ``ValueError`` naming the function, the argument and a value outside it: sizes
+``>= 1`` (or more where the theorem needs it), ``delta`` in ``(0, 1]``, a KL, a variance or a
+level ``>= 0``, a risk, joint error or rate in ``[0, 1]``, a disagreement in ``[0, 1/2]``,
+``mu < 1/2``, grid ratios ``> 1``, and never NaN; a statistic rounded at most ``1e-6`` past a
+closed end is clipped instead. Under ``jax.jit``, ``jax.vmap`` or ``jax.grad`` the traced
+arguments are not checked (the compiled program checks nothing).
+
 * :mod:`~pacbound._src.bounds.first_order`: Gibbs-risk bounds (McAllester, Seeger's kl form,
   Catoni), the majority-vote bounds of germain2015 (PAC-Bound 0, 1, 2) and the C-bound forms
   (roy2016 Thm 3, laviolette2011 Thm 2), the general-loss bound of germain2009 and the

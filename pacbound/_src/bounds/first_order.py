@@ -5,11 +5,13 @@ Every bound is a pure function of statistics of the sample (risks, moments, KL, 
 included, as an int or float array), so ``jax.vmap`` sweeps ``delta``, ``kl`` or a prior with
 one compilation. Each docstring says whether it bounds the Gibbs risk ``R(G_Q)`` or the
 majority-vote risk ``R(B_Q)``, and holds with probability at least ``1 - delta`` over the
-draw of the ``m`` examples, for all posteriors ``Q`` simultaneously. Arguments are not
-validated here (they may be traced): ``delta`` must lie in ``(0, 1]`` and ``m >= 1``
-(``>= 2`` for ``empirical_bernstein``, ``> 8`` for ``cbound_quasi_uniform``). Statistics are
-clipped to their domain first (a risk to ``[0, 1]``, a disagreement to ``[0, 1/2]``, a KL to
-``>= 0``), so a value rounded just outside it (``-1e-17``) gives the bound at the edge, not NaN.
+draw of the ``m`` examples, for all posteriors ``Q`` simultaneously. Concrete arguments are
+checked against their domains (:mod:`pacbound._src.bounds`, "Domains"; traced ones are not):
+``delta`` in ``(0, 1]``, ``m >= 1`` (``>= 2`` for ``empirical_bernstein``, ``> 8`` for
+``cbound_quasi_uniform``), ``c``, ``gamma``, ``c_a`` ``> 0``, ``k_bar >= 1``, a risk in
+``[0, 1]``, a disagreement in ``[0, 1/2]``, ``mu1`` in ``[-1, 1]``, ``mu2`` in ``[0, 1]``, a
+KL ``>= 0``. Statistics are clipped to their domain first, so a value rounded just outside it
+(``-1e-17``) gives the bound at the edge, not NaN.
 
 Certified values
 ----------------
@@ -55,6 +57,18 @@ from jax.typing import ArrayLike
 
 from pacbound._src.cbound import cbound_trinomial_sup, cbound_upper
 from pacbound._src.kl import kl_inv_lower, kl_inv_upper, round_down, round_up
+from pacbound._src.validation import (
+    CONFIDENCE,
+    FINITE,
+    HALF,
+    NONNEGATIVE,
+    POSITIVE,
+    SIGNED,
+    SIZE,
+    UNIT,
+    Domain,
+    domains,
+)
 
 __all__ = [
     "catoni",
@@ -121,6 +135,7 @@ def _seeger_level(kl: jax.Array, m: jax.Array, delta: jax.Array) -> jax.Array:
     return round_up((jnp.maximum(kl, 0.0) + _maurer_log_term(m, delta)) / m, _MAURER_LOG + 3.0)
 
 
+@domains(risk=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 def mcallester(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -> jax.Array:
     """McAllester's bound, Maurer's form, on the **Gibbs** risk (clipped to 1):
 
@@ -137,6 +152,7 @@ def mcallester(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -
     return _at_most_one(round_up(value, (_MAURER_LOG + 3.0) / 2.0 + 2.0))
 
 
+@domains(risk=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 def seeger(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -> jax.Array:
     """Seeger's bound (Maurer's constant) on the **Gibbs** risk:
 
@@ -154,6 +170,7 @@ def seeger(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -> ja
     return _at_most_one(kl_inv_upper(_unit(risk), _seeger_level(kl, m, delta)))
 
 
+@domains(risk=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE, c=POSITIVE)
 def catoni(
     risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike, c: ArrayLike
 ) -> jax.Array:
@@ -175,6 +192,7 @@ def catoni(
     return _at_most_one(round_up(value, 7.0 + 1.0 + _ONE_MINUS_EXP + 1.0))
 
 
+@domains(gamma=POSITIVE)
 def exponential_loss_constants(gamma: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """``(c_a, k_bar)`` of the exponential loss ``exp(-margin / gamma)`` (germain2009 §4).
 
@@ -192,6 +210,7 @@ def exponential_loss_constants(gamma: ArrayLike) -> tuple[jax.Array, jax.Array]:
     return round_up(jnp.expm1(inv), 9.0 + inv), round_up(inv / -jnp.expm1(-inv), 11.0)
 
 
+@domains(gamma=POSITIVE)
 def quadratic_loss_constants(gamma: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """``(c_a, k_bar)`` of the quadratic loss ``(margin / gamma - 1)^2`` (germain2009 §4).
 
@@ -208,6 +227,15 @@ def quadratic_loss_constants(gamma: ArrayLike) -> tuple[jax.Array, jax.Array]:
     return round_up(c_a, 3.0), round_up((2.0 * gamma + 2.0) / (2.0 * gamma + 1.0), 3.0)
 
 
+@domains(
+    empirical_loss=FINITE,
+    kl=NONNEGATIVE,
+    m=SIZE,
+    delta=CONFIDENCE,
+    c=POSITIVE,
+    c_a=POSITIVE,
+    k_bar=Domain(1.0, np.inf, high_open=True, slack=1e-6),
+)
 def general_loss(
     empirical_loss: ArrayLike,
     kl: ArrayLike,
@@ -268,6 +296,7 @@ def _deviation_up(kl: jax.Array, m: jax.Array, delta: jax.Array) -> jax.Array:
     return round_up(jnp.sqrt(2.0 * level), (_MAURER_LOG + 3.0) / 2.0 + 1.0)
 
 
+@domains(mu1=SIGNED, mu2=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 def cbound_roy2016(
     mu1: ArrayLike, mu2: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike
 ) -> jax.Array:
@@ -291,6 +320,13 @@ def cbound_roy2016(
     return cbound_upper(mu1_low, jnp.minimum(1.0, mu2_up))
 
 
+@domains(
+    mu1=FINITE,
+    mu2=NONNEGATIVE,
+    m=Domain(8.0, np.inf, low_open=True, high_open=True),
+    delta=CONFIDENCE,
+    bound=POSITIVE,
+)
 def cbound_quasi_uniform(
     mu1: ArrayLike, mu2: ArrayLike, m: ArrayLike, delta: ArrayLike, bound: ArrayLike = 1.0
 ) -> jax.Array:
@@ -318,6 +354,12 @@ def cbound_quasi_uniform(
     return cbound_upper(mu1_low, jnp.minimum(square, mu2_up))
 
 
+@domains(
+    mean=UNIT,
+    variance=NONNEGATIVE,
+    m=Domain(2.0, np.inf, high_open=True),
+    delta=CONFIDENCE,
+)
 def empirical_bernstein(
     mean: ArrayLike, variance: ArrayLike, m: ArrayLike, delta: ArrayLike
 ) -> jax.Array:
@@ -412,6 +454,7 @@ def _xi_upper(m: jax.Array) -> jax.Array:
     return jnp.where(m < _XI_TABLE_SIZE, table, series)
 
 
+@domains(m=Domain(0.0, np.inf, high_open=True))
 @jax.jit
 def xi(m: ArrayLike) -> jax.Array:
     """``xi(m) = sum_{k=0}^m C(m, k) (k/m)^k (1 - k/m)^(m-k)`` (Germain et al., JMLR 2015).
@@ -440,6 +483,7 @@ def _pb_level(kl_term: jax.Array, log_argument: jax.Array, delta, m, argument_er
     return round_up(level, max(argument_error / math.log(2.0) + _LOG, 1.0) + 4.0)
 
 
+@domains(gibbs_risk=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 def pac_bound_0(gibbs_risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike):
     """PAC-Bound 0 (Germain et al., JMLR 2015) on the **majority-vote** risk (clipped to 1):
 
@@ -454,6 +498,7 @@ def pac_bound_0(gibbs_risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: Array
     return _at_most_one(2.0 * kl_inv_upper(_unit(risk), eps))
 
 
+@domains(gibbs_risk=UNIT, disagreement=HALF, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 def pac_bound_1(
     gibbs_risk: ArrayLike, disagreement: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike
 ) -> jax.Array:
@@ -475,6 +520,7 @@ def pac_bound_1(
     return cbound_upper(round_down(1.0 - 2.0 * r, 1.0), round_up(1.0 - 2.0 * d, 1.0))
 
 
+@domains(gibbs_risk=UNIT, disagreement=HALF, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 def pac_bound_2(
     gibbs_risk: ArrayLike, disagreement: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike
 ) -> jax.Array:

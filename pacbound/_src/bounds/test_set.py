@@ -15,6 +15,9 @@ kl or Hoeffding relaxation of it.
 * ``majority_vote_errors`` / ``majority_vote_test_set_bound``: the vote's held-out errors (ties
   count as errors) and the bound on its risk.
 
+Concrete arguments are checked (``0 <= k <= n``, ``n >= 1``, ``p`` in ``[0, 1]``, ``delta`` in
+``(0, 1]``; :mod:`pacbound._src.bounds`, "Domains"); traced ones are not.
+
 The CDF sums Loader's saddle-point form of the binomial probabilities, ``b(i; n, p) =
 sqrt(n / (2 pi i (n - i))) exp(s(n) - s(i) - s(n - i) - bd0(i, np) - bd0(n - i, n(1 - p)))``
 with ``s`` the Stirling error (``ln x! - (x + 1/2) ln x + x - ln sqrt(2 pi)``, which is
@@ -35,7 +38,7 @@ from jax.typing import ArrayLike
 
 from pacbound._src.loss_statistics import check_posterior
 from pacbound._src.special import stirling_remainder
-from pacbound._src.validation import check_delta
+from pacbound._src.validation import CONFIDENCE, SIZE, Domain, domains
 
 __all__ = [
     "binomial_log_cdf",
@@ -81,6 +84,7 @@ def _log_pmf(i: jax.Array, n: jax.Array, p: jax.Array) -> jax.Array:
     return jnp.where(i <= 0, at_zero, jnp.where(i >= n, at_n, log_inner))
 
 
+@domains(k=Domain(0.0, "n"), n=SIZE, p=Domain(0.0, 1.0))
 @functools.partial(jax.jit, static_argnames="window")
 def binomial_log_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike, window: int = WINDOW) -> jax.Array:
     """Upper bound on ``ln P(Bin(n, p) <= k)``, exact to rounding when the terms below
@@ -159,6 +163,7 @@ def _tail_inversion_jvp(window, primals, tangents):
     return p, slope * tangents[2]
 
 
+@domains(k=Domain(0.0, "n"), n=SIZE, delta=CONFIDENCE)
 @functools.partial(jax.jit, static_argnames="window")
 def binomial_tail_inversion(
     k: ArrayLike, n: ArrayLike, delta: ArrayLike, window: int = WINDOW
@@ -168,11 +173,11 @@ def binomial_tail_inversion(
     By ``80`` bisection steps on ``[0, 1]`` in ``lax``; a step moves the upper end only where
     ``ln P(Bin(n, mid) <= k)`` is below ``ln delta`` by more than a bound on its rounding error,
     so the returned upper end satisfies ``P(Bin(n, p) <= k) < delta``: it is never below the
-    exact inversion (rounded outward). ``1`` when ``k >= n``. Differentiable in ``delta``
+    exact inversion (rounded outward). ``1`` when ``k = n``. Differentiable in ``delta``
     (implicit function theorem); broadcasts and vmaps over its arguments.
 
     Args:
-      k: number of errors on the test set (a count, float or int).
+      k: number of errors on the test set (a count in ``[0, n]``, float or int).
       n: number of test examples (``>= 1``).
       delta: confidence in ``(0, 1]``.
       window: static number of binomial terms summed exactly (see ``binomial_log_cdf``).
@@ -218,6 +223,7 @@ def majority_vote_errors(
     return (true_score <= jnp.max(others, axis=-1)).astype(rho.dtype)
 
 
+@domains(delta=CONFIDENCE)
 def majority_vote_test_set_bound(
     predictions: ArrayLike, y: ArrayLike, rho: ArrayLike, delta: ArrayLike, classes: ArrayLike
 ) -> jax.Array:
@@ -233,7 +239,6 @@ def majority_vote_test_set_bound(
       >>> round(float(b), 4), bool(b == binomial_tail_inversion(1, 3, 0.05))  # 1 error in 3
       (0.8647, True)
     """
-    check_delta(delta)
     check_posterior(rho, jnp.shape(predictions)[-1])
     errors = majority_vote_errors(predictions, y, rho, classes)
     return binomial_tail_inversion(jnp.sum(errors), errors.shape[0], delta)

@@ -8,9 +8,11 @@ posteriors ``rho`` simultaneously (and for all values of the free parameter wher
 docstring says so). The statistics come from :mod:`pacbound._src.loss_statistics` (or, for one
 vote, from its margins: :mod:`pacbound._src.certify`); ``kl`` is ``KL(rho||pi)`` (pairs pay
 ``KL(rho^2||pi^2) = 2 KL``); ``n`` counts the examples of the Gibbs risk (``min_j |OOB_j|`` out
-of bag) and ``n2`` those of the pair statistics (``min_{j,k} |OOB_j cap OOB_k|``). Arguments
-are not validated here (they may be traced): ``delta`` in ``(0, 1]``, ``mu < 1/2``, sizes
-``>= 1`` (``n2 >= 2`` for CCPBB).
+of bag) and ``n2`` those of the pair statistics (``min_{j,k} |OOB_j cap OOB_k|``). Concrete
+arguments are checked against their domains (:mod:`pacbound.bounds`, "Domains"; traced ones
+are not): ``delta`` in ``(0, 1]``, ``mu < 1/2`` (``<= 1/2`` where only ``K_mu`` reads it),
+``lam`` in ``(0, 2)``, sizes ``>= 1`` (``n2 >= 2`` for the Bennett bounds and CCPBB), grid
+ratios ``> 1``, risks, tandem risks and rates in ``[0, 1]``, a KL and a variance ``>= 0``.
 
 Modules, one concept each (every public name is re-exported here):
 

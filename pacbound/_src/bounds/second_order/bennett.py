@@ -49,6 +49,16 @@ from pacbound._src.bounds.second_order.common import (
 )
 from pacbound._src.kl import round_down, round_up
 from pacbound._src.numerics import lambert_w
+from pacbound._src.validation import (
+    AT_MOST_HALF,
+    BELOW_HALF,
+    CONFIDENCE,
+    FINITE,
+    NONNEGATIVE,
+    SIZE,
+    Domain,
+    domains,
+)
 
 __all__ = [
     "GRID_SIZE",
@@ -60,8 +70,11 @@ __all__ = [
 ]
 
 GRID_SIZE = 256  # static capacity of the lambda / gamma grids (>= their size for n <= 1e9)
+_PAIRS = Domain(2.0, math.inf, high_open=True)  # n2: the variance bound divides by n2 - 1
+_RATIO = Domain(1.0, math.inf, low_open=True, high_open=True)  # a geometric grid's ratio
 
 
+@domains(mu=AT_MOST_HALF)
 def mu_tandem_range(mu: ArrayLike) -> jax.Array:
     """``K_mu = max(1 - mu, 1 - 2 mu)``, the range of the mu-tandem loss ([WMLIS21]): its values
     are ``(1 - mu)^2``, ``-mu (1 - mu)`` and ``mu^2``.
@@ -130,6 +143,14 @@ def _gamma_grid(
     return (*_grid(gamma_min, c2, count, size), count)
 
 
+@domains(
+    variance=NONNEGATIVE,
+    kl=NONNEGATIVE,
+    n2=_PAIRS,
+    delta=CONFIDENCE,
+    mu=AT_MOST_HALF,
+    c1=_RATIO,
+)
 @functools.partial(jax.jit, static_argnames="grid_size")
 def variance_upper_bound(
     variance: ArrayLike,
@@ -193,6 +214,16 @@ def _phi_over_square(x: jax.Array) -> jax.Array:
     return jnp.where(small, series, (jnp.expm1(safe) - safe) / safe**2)
 
 
+@domains(
+    mean=FINITE,
+    variance_bound=NONNEGATIVE,
+    kl=NONNEGATIVE,
+    n2=_PAIRS,
+    delta=CONFIDENCE,
+    mu=AT_MOST_HALF,
+    variance_delta=CONFIDENCE,
+    c2=_RATIO,
+)
 @functools.partial(jax.jit, static_argnames="grid_size")
 def pac_bayes_bennett(
     mean: ArrayLike,
@@ -254,6 +285,17 @@ def _roundoff(x: jax.Array) -> float:
     return float(jnp.finfo(x.dtype).eps) / 2.0
 
 
+@domains(
+    mu_tandem_risk=FINITE,
+    mu_tandem_variance=NONNEGATIVE,
+    kl=NONNEGATIVE,
+    n2=_PAIRS,
+    delta=CONFIDENCE,
+    mu=BELOW_HALF,
+    n_mu=SIZE,
+    c1=_RATIO,
+    c2=_RATIO,
+)
 @functools.partial(jax.jit, static_argnames=("grid_size", "clip"))
 def ccpbb(
     mu_tandem_risk: ArrayLike,
@@ -301,6 +343,16 @@ def ccpbb(
     return clip_unit(chebyshev_cantelli(numerator, mu), clip)
 
 
+@domains(
+    mu_grid=BELOW_HALF,
+    mu_tandem_risks=FINITE,
+    mu_tandem_variances=NONNEGATIVE,
+    kl=NONNEGATIVE,
+    n2=_PAIRS,
+    delta=CONFIDENCE,
+    c1=_RATIO,
+    c2=_RATIO,
+)
 @functools.partial(jax.jit, static_argnames="grid_size")
 def ccpbb_over_mu(
     mu_grid: ArrayLike,

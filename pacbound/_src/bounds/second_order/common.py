@@ -31,6 +31,7 @@ from jax import lax
 from jax.typing import ArrayLike
 
 from pacbound._src.kl import round_up
+from pacbound._src.validation import BELOW_HALF, FINITE, domains
 
 __all__ = [
     "as_floats",
@@ -154,6 +155,7 @@ def clip_unit(x: jax.Array, clip: bool = True) -> jax.Array:
     return jnp.clip(x, 0.0, 1.0) if clip else jnp.maximum(x, 0.0)
 
 
+@domains(numerator=FINITE, mu=BELOW_HALF)
 def chebyshev_cantelli(numerator: jax.Array, mu: jax.Array) -> jax.Array:
     """The parametric Chebyshev-Cantelli oracle bound of [WMLIS21] (Wu, Masegosa, Lorenzen,
     Igel, Seldin, NeurIPS 2021, Sec. 3; "Thm 7" in the authors' scripts): for every

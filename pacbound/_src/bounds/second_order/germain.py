@@ -33,6 +33,7 @@ from pacbound._src.bounds.first_order import xi
 from pacbound._src.bounds.second_order.common import as_floats, clip_unit
 from pacbound._src.cbound import cbound_trinomial_sup, cbound_upper
 from pacbound._src.kl import kl_inv_lower, kl_inv_upper, round_down, round_up
+from pacbound._src.validation import CONFIDENCE, HALF, NONNEGATIVE, SIZE, UNIT, domains
 
 __all__ = ["pac_bound_1_prime", "pac_bound_2_prime"]
 
@@ -60,6 +61,14 @@ def _xi(m: jax.Array) -> jax.Array:
     return xi(m).astype(m.dtype)
 
 
+@domains(
+    gibbs_risk=UNIT,
+    disagreement=HALF,
+    kl=NONNEGATIVE,
+    m=SIZE,
+    m_unlabeled=SIZE,
+    delta=CONFIDENCE,
+)
 def pac_bound_1_prime(
     gibbs_risk: ArrayLike,
     disagreement: ArrayLike,
@@ -96,6 +105,7 @@ def pac_bound_1_prime(
     return clip_unit(cbound_upper(round_down(1.0 - 2.0 * r, 1.0), round_up(1.0 - 2.0 * d, 1.0)))
 
 
+@domains(gibbs_risk=UNIT, disagreement=HALF, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
 @jax.jit
 def pac_bound_2_prime(
     gibbs_risk: ArrayLike, disagreement: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike

@@ -41,6 +41,7 @@ from jax.typing import ArrayLike
 
 from pacbound._src.bounds.second_order.bennett import mu_tandem_range
 from pacbound._src.kl import round_up
+from pacbound._src.validation import AT_MOST_HALF, FINITE, SIGNED, SIZE, UNIT, domains
 
 __all__ = ["mu_tandem_variance_at", "mu_tandem_variance_coefficients"]
 
@@ -62,6 +63,7 @@ def _weighted_gram_energy(
     return jnp.sum(gram**2) / m**2
 
 
+@domains(votes=SIGNED, y=SIGNED, q=UNIT, rows=UNIT)
 def mu_tandem_variance_coefficients(
     votes: ArrayLike,
     y: ArrayLike,
@@ -110,6 +112,7 @@ def mu_tandem_variance_coefficients(
     return jnp.stack([c0, c1, c2])
 
 
+@domains(coefficients=FINITE, mu=AT_MOST_HALF, m=SIZE)
 def mu_tandem_variance_at(coefficients: ArrayLike, mu: ArrayLike, m: ArrayLike) -> jax.Array:
     """The unbiased ``E_{rho^2}[V_hat_mu] = m / (m - 1) max(0, c0 + c1 mu + c2 mu^2)``; the
     largest variance ``K_mu^2 / 4`` of the loss's range when ``m < 2``.

@@ -24,6 +24,16 @@ from pacbound._src.bounds.second_order.common import (
     sum_up,
 )
 from pacbound._src.kl import kl_inv_lower, kl_inv_upper, round_down, round_up
+from pacbound._src.validation import (
+    BELOW_HALF,
+    CONFIDENCE,
+    FINITE,
+    NONNEGATIVE,
+    SIZE,
+    UNIT,
+    Domain,
+    domains,
+)
 
 __all__ = ["pac_bayes_split_kl", "split_kl_mu_tandem"]
 
@@ -57,6 +67,16 @@ def _rate(mean: jax.Array, width: jax.Array, up: bool) -> jax.Array:
     return jnp.where(width > 0, jnp.clip(rate, 0.0, 1.0), 0.0)
 
 
+@domains(
+    plus_mean=NONNEGATIVE,
+    minus_mean=NONNEGATIVE,
+    kl=NONNEGATIVE,
+    n=SIZE,
+    delta=CONFIDENCE,
+    a=FINITE,
+    mid=Domain("a", "b"),
+    b=FINITE,
+)
 def pac_bayes_split_kl(
     plus_mean: ArrayLike,
     minus_mean: ArrayLike,
@@ -101,6 +121,16 @@ def pac_bayes_split_kl(
     return _split_value(mid, 0.0, widths, rates, eps)
 
 
+@domains(
+    both=UNIT,
+    one=UNIT,
+    neither=UNIT,
+    kl=NONNEGATIVE,
+    n2=SIZE,
+    delta=CONFIDENCE,
+    mu=BELOW_HALF,
+    n_mu=SIZE,
+)
 def split_kl_mu_tandem(
     both: ArrayLike,
     one: ArrayLike,

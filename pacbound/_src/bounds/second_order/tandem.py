@@ -44,6 +44,15 @@ from pacbound._src.bounds.second_order.common import (
     sum_up,
 )
 from pacbound._src.kl import kl_inv_lower, kl_inv_upper, round_up
+from pacbound._src.validation import (
+    BELOW_HALF,
+    CONFIDENCE,
+    NONNEGATIVE,
+    SIZE,
+    UNIT,
+    Domain,
+    domains,
+)
 
 __all__ = [
     "cctnd",
@@ -58,6 +67,7 @@ __all__ = [
 ]
 
 
+@domains(gibbs_risk=UNIT, kl=NONNEGATIVE, n=SIZE, delta=CONFIDENCE)
 def first_order_kl(
     gibbs_risk: ArrayLike, kl: ArrayLike, n: ArrayLike, delta: ArrayLike, clip: bool = True
 ) -> jax.Array:
@@ -82,6 +92,7 @@ def first_order_kl(
     return clip_unit(2.0 * seeger(gibbs_risk, kl, jnp.asarray(n, kl.dtype), delta), clip)
 
 
+@domains(tandem_risk=UNIT, kl=NONNEGATIVE, n2=SIZE, delta=CONFIDENCE)
 def tnd_kl(
     tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike, clip: bool = True
 ) -> jax.Array:
@@ -107,6 +118,13 @@ def tnd_kl(
     return clip_unit(4.0 * kl_inv_upper(tandem_risk, eps), clip)
 
 
+@domains(
+    tandem_risk=UNIT,
+    kl=NONNEGATIVE,
+    n2=SIZE,
+    delta=CONFIDENCE,
+    lam=Domain(0.0, 2.0, low_open=True, high_open=True),
+)
 def tnd_lambda(
     tandem_risk: ArrayLike,
     kl: ArrayLike,
@@ -139,6 +157,7 @@ def tnd_lambda(
     return clip_unit(round_up(4.0 * value, 14.2), clip)
 
 
+@domains(tandem_risk=UNIT, kl=NONNEGATIVE, n2=SIZE, delta=CONFIDENCE)
 def tnd_optimal_lambda(
     tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike
 ) -> jax.Array:
@@ -157,6 +176,7 @@ def tnd_optimal_lambda(
     return 2.0 / (jnp.sqrt(2.0 * n2 * tandem_risk / complexity + 1.0) + 1.0)
 
 
+@domains(tandem_risk=UNIT, kl=NONNEGATIVE, n2=SIZE, delta=CONFIDENCE)
 def tnd_lambda_optimal(
     tandem_risk: ArrayLike, kl: ArrayLike, n2: ArrayLike, delta: ArrayLike, clip: bool = True
 ) -> jax.Array:
@@ -172,6 +192,7 @@ def tnd_lambda_optimal(
     return tnd_lambda(tandem_risk, kl, n2, delta, lam, clip)
 
 
+@domains(gibbs_risk=UNIT, disagreement=UNIT, kl=NONNEGATIVE, n=SIZE, m=SIZE, delta=CONFIDENCE)
 def dis(
     gibbs_risk: ArrayLike,
     disagreement: ArrayLike,
@@ -245,6 +266,15 @@ def _cctnd_value(
     return chebyshev_cantelli(sum_up(tandem_up, pull, square, own), mu)
 
 
+@domains(
+    tandem_risk=UNIT,
+    gibbs_risk=UNIT,
+    kl=NONNEGATIVE,
+    n=SIZE,
+    n2=SIZE,
+    delta=CONFIDENCE,
+    mu=BELOW_HALF,
+)
 def cctnd(
     tandem_risk: ArrayLike,
     gibbs_risk: ArrayLike,
@@ -285,6 +315,7 @@ def _stationary_mu(tandem_up: jax.Array, gibbs: jax.Array) -> jax.Array:
     return (0.5 * gibbs - tandem_up) / jnp.where(gibbs < 0.5, 0.5 - gibbs, 1.0)
 
 
+@domains(tandem_risk=UNIT, gibbs_risk=UNIT, kl=NONNEGATIVE, n=SIZE, n2=SIZE, delta=CONFIDENCE)
 def cctnd_optimal_mu(
     tandem_risk: ArrayLike,
     gibbs_risk: ArrayLike,
@@ -315,6 +346,7 @@ def _optimal_mu(tandem_up: jax.Array, gibbs_low: jax.Array, gibbs_up: jax.Array)
     return jnp.where(plus <= minus, mu_plus, mu_minus)
 
 
+@domains(tandem_risk=UNIT, gibbs_risk=UNIT, kl=NONNEGATIVE, n=SIZE, n2=SIZE, delta=CONFIDENCE)
 def cctnd_optimal(
     tandem_risk: ArrayLike,
     gibbs_risk: ArrayLike,
