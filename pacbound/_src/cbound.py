@@ -407,7 +407,7 @@ def cbound_trinomial_sup(
     supremum for the given floats.
 
     The optimization of PAC-Bound 2 (Germain et al., JMLR 2015, Theorem 25), and with the cap
-    that of PAC-Bound 2' (:func:`pacbound._src.bounds.second_order.pac_bound_2_prime`). The C-bound
+    that of PAC-Bound 2' (:func:`pacbound.bounds.pac_bound_2_prime`). The C-bound
     is concave in ``(e, d)`` (one minus a quadratic-over-linear) and increases with ``e`` up to
     the line ``2e + d = 1``, and the feasible set is convex, so its maximum ``phi(d)`` over each
     slice of fixed ``d`` (closed form, at ``min(cap, top e of the slice)``, see

@@ -4,7 +4,7 @@
 ``R(B_Q)`` as a function of a posterior's :class:`VoteStatistics` on the sample (margin
 moments, ``KL(Q||P)``, ``m``; optionally the disagreement on unlabeled examples and the pairs'
 variance) and of ``delta``. Every consumer reads this one table:
-:func:`certify`, the gradient minimizers (:func:`pacbound._src.solvers.minimize_bound` descends
+:func:`certify`, the gradient minimizers (:func:`pacbound.solvers.minimize_bound` descends
 :func:`bound_value`), the sweeps' :func:`pacbound._src.sweep.select_by_bound`, the estimators'
 ``bound()`` and the ``pacbound`` command. Adding a bound is one :func:`register_bound` call.
 
@@ -33,7 +33,7 @@ family (:func:`register_bound` routes a spec there by its family): bounds on the
 ``E_{theta ~ Dir(alpha)} R(MV_theta)`` of a stochastic majority vote (zantedeschi2021), read
 from :class:`StochasticStatistics` (its exact empirical risk and the Dirichlet KL) instead of
 margin moments. They bound another object than ``R(B_Q)`` and are certified by
-:func:`pacbound._src.stochastic_votes.certify_dirichlet`; :func:`certify` refuses a result whose
+:func:`pacbound.certify.certify_dirichlet`; :func:`certify` refuses a result whose
 ``info`` declares ``posterior_family = "dirichlet"``.
 
 **Second-order bounds from the margins.** For a weighted majority vote the per-example

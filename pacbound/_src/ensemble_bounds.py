@@ -7,7 +7,7 @@ members' predicted class indices on labeled examples, with an out-of-bag mask or
 set that no member saw:
 
 * :func:`ensemble_statistics` -> :class:`EnsembleStatistics`: per-voter risks and tandem /
-  pair-risk matrices (:func:`pacbound._src.loss_statistics.loss_statistics`), the sample sizes
+  pair-risk matrices (:func:`pacbound.ensembles.loss_statistics`), the sample sizes
   ``n = min_j |OOB_j|`` and ``n2 = min_{j,k} |OOB_j cap OOB_k|`` (Lorenzen, Igel, Seldin,
   Machine Learning 2019; ``n = n2 = m`` on a held-out set) and, for binary votes with extra
   unlabeled inputs, the disagreement matrix of the DIS bound. Computed once, in float64.
@@ -97,7 +97,7 @@ class EnsembleStatistics(NamedTuple):
     """What every bound reads from the labeled (and unlabeled) sample, in float64 (NumPy).
 
     Attributes:
-      stats: :class:`~pacbound._src.loss_statistics.LossStatistics` of the error matrix (per-voter
+      stats: :class:`~pacbound.ensembles.LossStatistics` of the error matrix (per-voter
         risks on each voter's evaluated examples, tandem and pair-risk matrices, pair counts).
       n: ``min_j`` of the examples voter ``j`` is evaluated on (``|OOB_j|``).
       n2: ``min_{j,k}`` of the examples voters ``j`` and ``k`` share.
@@ -345,7 +345,7 @@ def optimize_posterior(
     dtype: Any = jnp.float32,
 ) -> som.MinimizeResult:
     """The posterior minimizing one bound of :data:`BOUNDS` over ``rho = softmax(theta)``
-    (:func:`pacbound._src.second_order_minimize.minimize_bound`, ``steps`` optimizer steps from the
+    (:func:`pacbound.ensembles.minimize_bound`, ``steps`` optimizer steps from the
     uniform ``rho``; ``ccpbb`` and ``split_kl`` at each ``mu`` of ``mu_grid`` with
     ``delta / len(mu_grid)``, the best kept: ``minimize_over_mu``).
 

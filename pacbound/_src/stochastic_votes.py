@@ -3,7 +3,7 @@
 A stochastic majority vote over the voters of ``H`` (or of ``[H, -H]``) draws its weights
 ``theta ~ Dir(alpha)`` for every prediction and predicts ``MV_theta(x) = sign(sum_j theta_j
 h_j(x))`` (zantedeschi2021, Section 3); its risk is ``E_{theta ~ Dir(alpha)} R(MV_theta)``.
-The bounds of the ``"dirichlet"`` family (:data:`pacbound._src.certify.STOCHASTIC_BOUNDS`) control
+The bounds of the ``"dirichlet"`` family (:data:`pacbound.certify.STOCHASTIC_BOUNDS`) control
 that expected risk from its exact empirical value and ``KL(Dir(alpha) || Dir(beta))``.
 
 * ``vote_weights(errors, alpha)``: per example, the total concentration of the voters that err
@@ -11,8 +11,8 @@ that expected risk from its exact empirical value and ``KL(Dir(alpha) || Dir(bet
 * ``stochastic_risks(H, y, alpha)``: the exact per-example risk ``I_{1/2}(right, wrong)``.
 * ``stochastic_statistics(...)``: the :class:`pacbound._src.certify.StochasticStatistics`.
 * ``certify_dirichlet(alpha, H, y, ...)``: every registered stochastic bound, a
-  :class:`pacbound._src.certify.Certificate` (float64 for concrete inputs, like
-  :func:`pacbound._src.certify.certify`).
+  :class:`pacbound.certify.Certificate` (float64 for concrete inputs, like
+  :func:`pacbound.certify.certify`).
 * ``mean_vote_bound(value)``: ``min(1, 2 value)``, a bound on the *mean* vote's risk.
 
 Votes must be binary (``{-1, +1}``): the vote errs exactly when the weight of the wrong voters
@@ -128,7 +128,7 @@ def stochastic_statistics(
     sample_weight: ArrayLike | None = None,
 ) -> StochasticStatistics:
     """The exact empirical expected risk (weighted mean of :func:`stochastic_risks`), the
-    Dirichlet KL (:func:`pacbound._src.dirichlet.dirichlet_kl`) and ``m`` (the number of examples of
+    Dirichlet KL (:func:`pacbound.kl.dirichlet_kl`) and ``m`` (the number of examples of
     positive weight), which the ``"dirichlet"`` bounds read; traceable, checks nothing.
 
     Example:
@@ -246,13 +246,13 @@ def certify_dirichlet(
       y: ``(m,)`` labels in ``{-1, +1}``.
       prior: ``beta``, a scalar or ``alpha``'s shape, positive; default 1 on every voter (the
         paper's).
-      bounds: names in :data:`pacbound._src.certify.STOCHASTIC_BOUNDS`; default
-        :data:`pacbound._src.certify.DEFAULT_STOCHASTIC_BOUNDS`.
+      bounds: names in :data:`pacbound.certify.STOCHASTIC_BOUNDS`; default
+        :data:`pacbound.certify.DEFAULT_STOCHASTIC_BOUNDS`.
       delta: confidence in ``(0, 1]``.
       sample_weight: a 0/1 mask of the examples the certificate is on (a fold); default all.
 
     Returns:
-      :class:`pacbound._src.certify.Certificate`: ``bounds`` (clipped to 1), ``c`` all ``nan``,
+      :class:`pacbound.certify.Certificate`: ``bounds`` (clipped to 1), ``c`` all ``nan``,
       ``best`` (the smallest at ``delta / K``), ``statistics`` a
       :class:`pacbound._src.certify.StochasticStatistics`, ``majority_vote_risk`` the empirical
       risk of the mean vote (a tie is an error), ``delta``, ``valid`` (``alpha`` and the prior

@@ -5,7 +5,7 @@ nothing. Shape checks always run; value checks (finite, in range, labels) run on
 arrays, so a solver called inside ``jax.jit`` or ``jax.vmap`` skips them instead of failing.
 The value checks of a ``jax.Array`` are reductions on its own devices (only scalars come back
 to the host), so that votes sharded over devices
-(:func:`pacbound._src.sweep.sharding.shard_examples`) are never gathered to check them.
+(:func:`pacbound.sweep.shard_examples`) are never gathered to check them.
 
 The bounds' arguments are checked by one declaration at each public function, :func:`domains`
 (argument name -> :class:`Domain`), under the same rule: concrete values only, elementwise.

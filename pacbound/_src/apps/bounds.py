@@ -8,7 +8,7 @@ all its classes (``multiclass=True``), splits off a stratified test set, trains 
 minimizer of each bound (:data:`pacbound._src.ensemble_bounds.BOUNDS`, out of bag or on a held-out
 fraction of the training part), every bound, the test risk of the vote and the time.
 ``--json`` writes the table (one row per posterior), ``--plot`` draws it as grouped bars
-(:func:`pacbound._src.apps.plots.plot_compare`). Output paths are checked before anything is
+(:func:`pacbound.plots.plot_compare`). Output paths are checked before anything is
 fitted; bad arguments end with one line on stderr and exit status 2 (:func:`pacbound._src.apps.cli.
 main`).
 """

@@ -5,7 +5,7 @@
   a table of test risk, empirical C-bound, certified bounds, voters used and fit time.
 * ``pacbound compare --data NAME|PATH``: the same table on any dataset
   :func:`pacbound._src.datasets.load` reads; ``--json FILE`` writes it (one row per learner, the
-  rows :func:`pacbound._src.apps.plots.plot_compare` draws) and ``--plot FILE`` draws it
+  rows :func:`pacbound.plots.plot_compare` draws) and ``--plot FILE`` draws it
   (matplotlib).
 * ``pacbound reproduce roy2016-table1 | germain2009-table1``: the papers' Table 1 protocols
   (:mod:`pacbound._src.apps.reproduce.command`, :mod:`pacbound._src.apps.reproduce.runner`).

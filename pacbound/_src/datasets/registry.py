@@ -2,7 +2,7 @@
 
 :data:`REGISTRY` names each file under a data directory (the ``data_dir`` argument or the
 ``PACBOUND_DATA`` environment variable) with its options for
-:func:`~pacbound._src.datasets.tabular.load_file` and the binary split the papers use (or ours,
+:func:`~pacbound.datasets.load_file` and the binary split the papers use (or ours,
 and why, where they do not say); :func:`load_registered` reads one. NumPy only, never traced.
 """
 

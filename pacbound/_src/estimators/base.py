@@ -7,7 +7,7 @@ mapped to ``±1``), fits a voter set, asks its subclass to run a learner of
 :mod:`pacbound._src.solvers` (the learner protocol: a :class:`~pacbound._src.solvers.LearnerResult`
 whose posterior ``Q`` is over the self-complemented voters ``[H, -H]``), predicts with the
 sign of the vote ``H (Q_+ - Q_-)`` and certifies ``Q`` on the training sample with the bound
-registry (:func:`pacbound._src.certify.certify_margins`; uniform prior over the ``2n`` columns).
+registry (:func:`pacbound.certify.certify_margins`; uniform prior over the ``2n`` columns).
 ``save`` / ``load`` write one ``.npz`` file holding the arrays and a JSON metadata string (no
 pickle).
 """
@@ -36,7 +36,7 @@ __all__ = ["BOUND_KINDS", "MajorityVoteClassifier", "RBFVoters", "StumpVoters", 
 
 BOUND_KINDS = DEFAULT_BOUNDS
 """The bounds :meth:`MajorityVoteClassifier.bound` knows: the registry's default bounds
-(:data:`pacbound._src.certify.DEFAULT_BOUNDS`, every one computable from the training margins);
+(:data:`pacbound.certify.DEFAULT_BOUNDS`, every one computable from the training margins);
 a bound registered there is an estimator's bound too."""
 _FORMAT = "pacbound.estimator/1"
 
@@ -195,10 +195,10 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         thresholds come from the training inputs' range (never the labels), the papers'
         convention; RBF voters centred on training points (laviolette2011 §6) depend on the
         sample, so their "bound" is no guarantee and a warning says so. Computed in float64
-        by :func:`pacbound._src.certify.certify_margins`.
+        by :func:`pacbound.certify.certify_margins`.
 
         Args:
-          kind: a name of :data:`BOUND_KINDS` (:data:`pacbound._src.certify.DEFAULT_BOUNDS`),
+          kind: a name of :data:`BOUND_KINDS` (:data:`pacbound.certify.DEFAULT_BOUNDS`),
             e.g. ``"seeger"``, ``"pac_bound_2"``, ``"tnd"``, ``"split_kl"``; a bound of the
             quasi-uniform family (``"cbound_quasi_uniform"``) for quasi-uniform posteriors
             only (MinCq, KL coordinate descent).
@@ -209,7 +209,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     def certificate(self, delta: float = 0.05, kinds=None):
         """Every bound of ``kinds`` (default: all that cover the posterior) at ``delta`` each,
         and ``best``, the smallest at ``delta / K``: a
-        :class:`pacbound._src.certify.Certificate` (see :meth:`bound` for the conditions)."""
+        :class:`pacbound.certify.Certificate` (see :meth:`bound` for the conditions)."""
         check_is_fitted(self)
         check_delta(delta)
         quasi = bool(is_quasi_uniform(self.posterior_)) and self.train_stats_.m > 8

@@ -4,10 +4,10 @@ PAC-Bayes bound: :class:`ForestClassifier`.
 ``fit(X, y)`` trains a ``RandomForestClassifier`` (``ensemble="rf"``), an
 ``ExtraTreesClassifier`` (``"extra"``) or a ``BaggingClassifier`` of decision trees
 (``"bagging"``), all with bootstrap samples, reads its members as voters
-(:func:`pacbound._src.voters.ensembles.ensemble_voters`), computes the loss statistics out of bag
+(:func:`pacbound.voters.ensemble_voters`), computes the loss statistics out of bag
 (Lorenzen, Igel, Seldin, Machine Learning 2019) or on a held-out part of ``(X, y)`` that the
 members never saw, and sets ``rho_`` to the posterior minimizing the bound named by
-``objective`` (:func:`pacbound._src.ensemble_bounds.optimize_posterior`; ``"uniform"`` keeps the
+``objective`` (:func:`pacbound.ensembles.optimize_posterior`; ``"uniform"`` keeps the
 forest's own uniform vote). ``predict`` is the weighted majority vote ``argmax_c sum_j rho_j
 1[h_j(x) = c]``, for any number of classes; ``bound`` / ``certificate`` give the bounds of
 :data:`pacbound._src.ensemble_bounds.BOUNDS` at ``rho_`` (float64, uniform prior over the trees).
@@ -105,7 +105,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
       ensemble_params: more arguments of the scikit-learn ensemble (``max_depth``, ...).
 
     Fitted attributes: ``forest_`` (the scikit-learn ensemble), ``classes_``, ``rho_``,
-    ``statistics_`` (:class:`pacbound._src.ensemble_bounds.EnsembleStatistics`), ``bound_`` (the
+    ``statistics_`` (:class:`pacbound.ensembles.EnsembleStatistics`), ``bound_`` (the
     objective's certified value at ``rho_``; ``None`` for ``"uniform"``), ``fit_time_``,
     ``n_features_in_``.
     """
@@ -211,7 +211,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- certificates
     def certificate(self, delta=None, bounds=None, rho=None) -> EnsembleCertificate:
         """Every bound of ``bounds`` (default all available) on the risk of the vote, a tie
-        counting as an error: :func:`pacbound._src.ensemble_bounds.certify_ensemble` at ``rho``
+        counting as an error: :func:`pacbound.ensembles.certify_ensemble` at ``rho``
         (default ``rho_``; any distribution over the trees may be certified), each holding
         with probability ``1 - delta`` (default: the fitted ``delta``) over the sample, for
         every ``rho`` at once; ``best`` pays ``delta / K`` for the choice among ``K``."""
@@ -231,7 +231,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
     def report(self, X_test=None, y_test=None, objectives=None) -> EnsembleReport:
         """The uniform posterior and each bound's minimizer on the fitted statistics, every one
         certified by every bound, with its test risk on ``(X_test, y_test)``
-        (:func:`pacbound._src.ensemble_bounds.ensemble_report`)."""
+        (:func:`pacbound.ensembles.ensemble_report`)."""
         check_is_fitted(self)
         test = None
         if X_test is not None:

@@ -335,7 +335,7 @@ def prefix_info(info: Any, kept: jax.Array) -> Any:
 
 
 def rounds_result(info: Any, n_columns: int, objective, converged, chosen=None) -> LearnerResult:
-    """The :class:`pacbound._src.protocol.LearnerResult` of boosting rounds.
+    """The :class:`pacbound.solvers.LearnerResult` of boosting rounds.
 
     ``q`` is proportional to the ``alpha`` each voter got: over ``[H, -H]`` (``info.slots``
     None: the rounds' ``selected`` columns of the ``n_columns`` of ``H``) or over ``[S, -S]``

@@ -46,7 +46,7 @@ The computation runs in float64 when ``H`` (a search's thresholds) or ``y`` is f
 float32 otherwise. Concrete inputs are checked here (a ``ValueError`` naming the problem);
 under ``jit`` / ``vmap`` the value checks are skipped and the jitted core checks nothing.
 
-**The result**, a :class:`pacbound._src.protocol.LearnerResult`:
+**The result**, a :class:`pacbound.solvers.LearnerResult`:
 
 * ``q``: the posterior over ``[H, -H]`` (``(2n,)``; matrix-free: ``(2 max_columns,)`` over
   ``[S, -S]`` for the slots' ``stumps``): the program's weights on the selected columns divided
@@ -163,7 +163,7 @@ class ColumnGenerationSpec(NamedTuple):
     """A column-generation learner, for :func:`fit`.
 
     Attributes:
-      master: its :class:`~pacbound._src.learning.column_generation_loop.RestrictedMaster` (built
+      master: its :class:`~pacbound.solvers.RestrictedMaster` (built
         once: ``jit`` caches on its identity).
       check: ``check(value, votes, y, w, matrix_free)``, host-side checks of the hyperparameter
         (``y`` and ``w`` as :func:`prepare` returns them); it raises ``ValueError``.

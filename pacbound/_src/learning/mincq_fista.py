@@ -210,7 +210,7 @@ def solve_mincq(
     mixed_precision: bool = True,
 ) -> LearnerResult:
     """Solve Program 1 / 2 for one margin ``mu``: the jittable, vmappable core of
-    :func:`pacbound._src.solvers.mincq`.
+    :func:`pacbound.solvers.mincq`.
 
     No validation: an unrealizable ``mu`` gives ``q`` full of NaN and ``converged = False``.
 
@@ -229,7 +229,7 @@ def solve_mincq(
         floor, then finish in float64; the final test is always the float64 gap (static).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult` (see
+      :class:`~pacbound.solvers.LearnerResult` (see
       :func:`~pacbound._src.learning.mincq_gap.certified_result`): ``steps`` the FISTA iterations
       (one product with ``M`` each), ``info`` a :class:`~pacbound._src.solvers.MinCqInfo`.
 

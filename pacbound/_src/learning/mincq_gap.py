@@ -19,7 +19,7 @@ of the linearization ``g^T (v - u)`` is at least ``-gap``, and ``mu2`` is convex
 * the certificate: the products with ``M``, the gap with its rounding level, the multiplier
   fitted on the free set, the KKT residual, and the Euclidean projection that puts an iterate
   exactly on the hyperplane before it is certified;
-* the result: :func:`certified_result`, a :class:`~pacbound._src.protocol.LearnerResult`
+* the result: :func:`certified_result`, a :class:`~pacbound.solvers.LearnerResult`
   whose ``info`` is a :class:`MinCqInfo`.
 """
 
@@ -79,7 +79,7 @@ class MinCqProblem(NamedTuple):
 
 
 class MinCqInfo(NamedTuple):
-    """MinCq's extras in :class:`~pacbound._src.protocol.LearnerResult` ``.info``.
+    """MinCq's extras in :class:`~pacbound.solvers.LearnerResult` ``.info``.
 
     Attributes:
       second_moment: ``mu2``, the margin's second moment at ``q`` (``4 objective + 1^T M 1 /
@@ -344,7 +344,7 @@ def certified_result(
       feasible: whether ``mu`` is realizable (else ``q`` is NaN and ``converged`` False).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` with
+      :class:`~pacbound.solvers.LearnerResult`: ``q = (Q, 1/n - Q)`` with
       ``Q = (1 + u) / (2 n)``, ``weights = q[:n] - q[n:] = u / n``, ``objective`` Program 1's
       ``Q^T M Q - A^T Q = (mu2 - 1^T M 1 / n^2) / 4``, ``converged`` when the duality gap on
       ``mu2`` is ``<= tol mu2 + atol`` (plus its rounding level), ``info`` a :class:`MinCqInfo`.

@@ -143,7 +143,7 @@ def adaboost(
         and ``y``), integer weights repeat examples. ``None``: uniform.
 
     Returns:
-      :class:`pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      :class:`pacbound.solvers.LearnerResult`: ``q`` over ``[H, -H]`` proportional
       to the rounds' ``alpha`` (uniform if no round voted); ``objective`` the final
       exponential loss (a weighted mean); ``steps`` the rounds that voted; ``converged``
       whether boosting ended before ``T`` rounds as AdaBoost prescribes (a learner with

@@ -179,7 +179,7 @@ def cbboost(
         steepest direction ``argmax_k -dC/dalpha_k`` instead of the largest decrease (static).
 
     Returns:
-      :class:`pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      :class:`pacbound.solvers.LearnerResult`: ``q`` over ``[H, -H]`` proportional
       to the rounds' ``alpha``; ``objective`` the final empirical C-bound; ``steps`` the rounds
       that voted (round 0 included); ``converged`` whether a round was idle (no direction
       decreased the C-bound by more than ``tol``: Algorithm 1 had converged before ``T``);

@@ -74,10 +74,10 @@ def cgboost(
       master_max_iter: its step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` the QP's ``q`` divided by its
+      :class:`~pacbound.solvers.LearnerResult`, ``q`` the QP's ``q`` divided by its
       sum, ``objective`` ``q^T q / 2 + C sum_k w_k xi_k`` at the QP's ``q``
       (``info.program_weights``), ``info`` a
-      :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
+      :class:`~pacbound.solvers.ColumnGenerationInfo`.
 
     Example:
       >>> import jax.numpy as jnp

@@ -146,10 +146,10 @@ def cqboost(
       master_max_iter: FISTA's step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` a distribution over
+      :class:`~pacbound.solvers.LearnerResult`, ``q`` a distribution over
       ``[H, -H]``, ``objective`` ``mu2`` (the weighted second margin moment, program (3)'s
       objective), ``info`` a
-      :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
+      :class:`~pacbound.solvers.ColumnGenerationInfo`.
 
     Raises:
       ValueError: for malformed inputs or ``mu`` above the largest reachable first moment (the

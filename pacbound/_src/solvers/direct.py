@@ -1,7 +1,7 @@
 """Direct gradient minimization of a PAC-Bayes bound over the posterior, with a certificate.
 
 :func:`minimize_bound` runs any optax optimizer for a fixed number of steps inside one jitted
-``lax.scan`` on a bound of the registry (:data:`pacbound._src.certify.BOUNDS`), seen as a function
+``lax.scan`` on a bound of the registry (:data:`pacbound.certify.BOUNDS`), seen as a function
 of the posterior ``Q`` over the self-complemented set ``[H, -H]`` (the learner protocol,
 :mod:`pacbound._src.protocol`):
 
@@ -18,7 +18,7 @@ and the whole sample each step costs ``O(n^2)`` from ``H^T y`` and ``H^T H`` com
 The objective is the bound itself (:func:`pacbound._src.certify.bound_value`), estimated on
 minibatches when ``batch_size`` is set; where a C-bound form is trivial (exactly 1, gradient 0:
 e.g. at the uniform ``Q``) the step follows ``1 + mcallester`` until the bound becomes
-informative. Whatever was optimized, ``info.certified`` is :func:`pacbound._src.certify.certify`'s
+informative. Whatever was optimized, ``info.certified`` is :func:`pacbound.certify.certify`'s
 value for the returned ``Q`` on the whole sample (float64 at the Python boundary): a bound on
 ``R(B_Q)`` that holds with probability ``1 - delta`` for every posterior at once, so it is
 valid whatever the optimizer did, for the bound, prior and ``delta`` fixed in advance.
@@ -65,7 +65,7 @@ class DirectInfo(NamedTuple):
 
     Attributes:
       certified: the bound on ``R(B_Q)`` at the returned ``Q`` on the whole sample
-        (:func:`pacbound._src.certify.certify`; grid bounds at their best ``C`` over the grid).
+        (:func:`pacbound.certify.certify`; grid bounds at their best ``C`` over the grid).
       c: Catoni's constant of the certificate (grid bounds; ``nan`` otherwise).
       trajectory: ``(max_iter,)`` the bound's value before each step (a batch estimate with
         minibatches).
@@ -179,20 +179,18 @@ def minimize_bound(
     """Minimize a PAC-Bayes bound over the posterior ``Q`` on ``[H, -H]`` by gradient steps.
 
     Validates its inputs when they are concrete; traceable, so ``jax.vmap`` over ``delta``,
-    ``prior``, ``key``, ``sample_weight`` or a :class:`~pacbound._src.certify.Bound`'s numbers
+    ``prior``, ``key``, ``sample_weight`` or a :class:`~pacbound.certify.Bound`'s numbers
     compiles once, and ``jax.grad`` of ``.info.certified`` with respect to them differentiates
     through the steps (and the kl-inverse's implicit derivative). One compilation per (bound
     name, shapes, ``optimizer`` object, ``max_iter``, ``batch_size``): reuse the optimizer
     object to reuse it.
 
     Args:
-      H: votes ``(m, n)`` in ``[-1, 1]``, as the user has them (the learner weighs
-        ``[H, -H]``).
+      voters: the votes ``H`` ``(m, n)`` in ``[-1, 1]``, as the user has them (the learner
+        weighs ``[H, -H]``; a :class:`~pacbound.voters.Voters` family is refused).
       y: labels in ``{-1, +1}``, ``(m,)``.
-      bound: a name in :data:`pacbound._src.certify.BOUNDS` or a
-      :class:`~pacbound._src.certify.Bound`
-        (:func:`~pacbound._src.certify.catoni_bound`,
-        :func:`~pacbound._src.certify.general_loss_bound`).
+      bound: a name in :data:`pacbound.certify.BOUNDS` or a :class:`~pacbound.certify.Bound`
+        (:func:`~pacbound.certify.catoni_bound`, :func:`~pacbound.certify.general_loss_bound`).
       sample_weight: ``(m,)`` example weights ``>= 0``: the statistics are weighted means and
         ``m`` counts the examples of positive weight, so a 0/1 mask is exactly that fold
         (other weights give a weighted objective; the certificate is on the examples of
@@ -211,7 +209,7 @@ def minimize_bound(
         ``None`` (default) uses the whole sample. The certificate always uses all of it.
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
+      :class:`~pacbound.solvers.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
       the vote's weights on ``H``, ``objective`` the bound at ``q`` (at the optimized ``C``
       for grid bounds), ``steps = max_iter``, ``info`` a :class:`DirectInfo`.
 

@@ -68,8 +68,8 @@ class MixtureInfo(NamedTuple):
     Attributes:
       centers: ``(n, N)`` Gaussian centres ``w_i``.
       certified: the bound on ``R(B_Q)`` on the whole sample
-        (:func:`pacbound._src.certify.certify_margins` with the KL upper bound below; a Gaussian
-        mixture is not a posterior over a finite voter set, so :func:`pacbound._src.certify.certify`
+        (:func:`pacbound.certify.certify_margins` with the KL upper bound below; a Gaussian
+        mixture is not a posterior over a finite voter set, so :func:`pacbound.certify.certify`
         does not apply to it).
       c: Catoni's constant of the certificate (grid bounds; ``nan`` otherwise).
       trajectory: ``(max_iter,)`` bound value before each step (batch estimate with
@@ -196,14 +196,14 @@ def minimize_mixture_bound(
 
     The one learner whose voters are not a given ``H``: it learns them (their centres) on the
     features ``Phi``. Same bounds, contract and traceability as
-    :func:`pacbound._src.solvers.minimize_bound` (``jax.vmap`` over ``delta``, ``prior_center``,
+    :func:`pacbound.solvers.minimize_bound` (``jax.vmap`` over ``delta``, ``prior_center``,
     ``key``), except ``"cbound_quasi_uniform"``, which needs a finite self-complemented set.
 
     Args:
       Phi: features ``phi(x)`` of the sample, ``(m, N)``, finite (append a constant column
         for an offset).
       y: labels in ``{-1, +1}``, ``(m,)``.
-      bound: a bound name or a :class:`~pacbound._src.certify.Bound`.
+      bound: a bound name or a :class:`~pacbound.certify.Bound`.
       n_components: number of Gaussians ``n`` (static).
       voters: ``"classifier"`` (``sgn <v, phi>``) or ``"linear"`` (``clip(<v, phi>, -1, 1)``).
       optimizer: any optax ``GradientTransformation``; default ``optax.adam(0.05)``.
@@ -216,7 +216,7 @@ def minimize_mixture_bound(
       batch_size: examples per step for the bound estimate (``None``: all).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult` with a :class:`MixtureInfo`.
+      :class:`~pacbound.solvers.LearnerResult` with a :class:`MixtureInfo`.
 
     Example:
       >>> import jax, jax.numpy as jnp

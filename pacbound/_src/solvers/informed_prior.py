@@ -21,8 +21,8 @@ from labels, as the paper's trees, must be learned on ``S_P``). Running both dir
 * ``PriorLearner``: how a bound minimizer is driven (fit with a prior, posterior -> prior,
   certificate); ``dirichlet_prior_learner`` (:func:`minimize_dirichlet_bound`: the prior's
   concentrations are the learned ``alpha``), ``softmax_prior_learner``
-  (:func:`pacbound._src.solvers.minimize_bound`: the prior masses are the learned ``q``),
-  ``second_order_prior_learner`` (:func:`pacbound._src.second_order_minimize.minimize_bound` over
+  (:func:`pacbound.solvers.minimize_bound`: the prior masses are the learned ``q``),
+  ``second_order_prior_learner`` (:func:`pacbound.ensembles.minimize_bound` over
   ``[H, -H]``, TND / CCTND / ...: the prior masses are the learned ``rho``).
 * ``informed_prior(learner, H, y, split)``: the two fits and the certificate.
 """
@@ -174,7 +174,7 @@ def smoothed(masses: ArrayLike, smoothing: float = SMOOTHING) -> np.ndarray:
 
 
 def dirichlet_prior_learner(bound: str = "seeger", delta: float = 0.05, **options) -> PriorLearner:
-    """:func:`~pacbound._src.solvers.minimize_dirichlet_bound` (``options`` passed on): the prior
+    """:func:`~pacbound.solvers.minimize_dirichlet_bound` (``options`` passed on): the prior
     part's learned concentrations ``alpha`` become the prior ``Dir(alpha)`` (data-free default:
     ``Dir(1, ..., 1)``); the certificate is ``certify_dirichlet``'s ``bound``.
 
@@ -202,11 +202,11 @@ def dirichlet_prior_learner(bound: str = "seeger", delta: float = 0.05, **option
 def softmax_prior_learner(
     bound: str = "seeger", delta: float = 0.05, smoothing: float = SMOOTHING, **options
 ) -> PriorLearner:
-    """:func:`~pacbound._src.solvers.minimize_bound` with ``posterior="softmax"`` (``options``
+    """:func:`~pacbound.solvers.minimize_bound` with ``posterior="softmax"`` (``options``
     passed
     on): the prior part's learned ``q`` over ``[H, -H]`` becomes the prior masses
     (:func:`smoothed`; data-free default: uniform); the certificate is
-    :func:`pacbound._src.certify.certify`'s ``bound``.
+    :func:`pacbound.certify.certify`'s ``bound``.
 
     Example:
       >>> import jax.numpy as jnp
@@ -247,7 +247,7 @@ def second_order_prior_learner(
     surrogate: Callable | None = None,
     **options,
 ) -> PriorLearner:
-    """:func:`pacbound._src.second_order_minimize.minimize_bound` of ``objective`` (``"tnd"``,
+    """:func:`pacbound.ensembles.minimize_bound` of ``objective`` (``"tnd"``,
     ``"cctnd"``, ...; ``options`` passed on) over ``rho`` on ``[H, -H]``: the prior part's
     learned ``rho`` becomes the prior masses (:func:`smoothed`; data-free default: uniform);
     the certificate is ``objective`` at ``rho`` with the part's statistics (``n = n2 = m``).

@@ -261,7 +261,7 @@ def kl_coordinate_descent(
         weights give a weighted objective whose "bound" is not a PAC-Bayes guarantee.
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`: ``q`` the quasi-uniform posterior
+      :class:`~pacbound.solvers.LearnerResult`: ``q`` the quasi-uniform posterior
       ``((1/n + w) / 2, (1/n - w) / 2)`` over ``[H, -H]``, ``weights = w``, ``objective``
       ``f(w)`` (with the relaxed regularizer for ``l2`` / ``l1``), ``steps`` the sweeps run,
       ``converged`` whether the last sweep moved no weight by more than ``tol``, ``info`` a

@@ -142,10 +142,10 @@ def lpboost(
       master_max_iter: its step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` the LP's ``q`` divided by its
+      :class:`~pacbound.solvers.LearnerResult`, ``q`` the LP's ``q`` divided by its
       sum (uniform for the empty vote ``q = 0`` of a small ``C``), ``objective``
       ``1^T q + C sum_k w_k xi_k`` at the LP's ``q`` (``info.program_weights``), ``info`` a
-      :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
+      :class:`~pacbound.solvers.ColumnGenerationInfo`.
 
     Example:
       >>> import jax.numpy as jnp

@@ -115,9 +115,9 @@ def mdboost(
       master_max_iter: FISTA's step cap of one restricted solve.
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`, ``q`` a distribution over
+      :class:`~pacbound.solvers.LearnerResult`, ``q`` a distribution over
       ``[H, -H]``, ``objective`` ``(D/2) gamma^T A_w gamma - w^T gamma``, ``info`` a
-      :class:`~pacbound._src.learning.column_generation.ColumnGenerationInfo`.
+      :class:`~pacbound.solvers.ColumnGenerationInfo`.
 
     Example:
       >>> import jax.numpy as jnp

@@ -97,7 +97,7 @@ def mincq(
       q0: warm start over the ``2n`` columns (a previous result's ``q``).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`: ``q = (Q, 1/n - Q)`` over
+      :class:`~pacbound.solvers.LearnerResult`: ``q = (Q, 1/n - Q)`` over
       ``[H, -H]``; ``weights = q[:n] - q[n:] = 2 Q - 1/n``; ``objective`` Program 1's
       ``Q^T M Q - A^T Q``; ``steps`` the iterations; ``converged`` whether the duality gap met
       the tolerance; ``stumps = None``; ``info`` a :class:`MinCqInfo` (``second_moment``,

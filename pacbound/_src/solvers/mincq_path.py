@@ -193,7 +193,7 @@ def solve_mincq_path(
         (``max_iter`` counts products with ``M``: FISTA iterations and CG steps).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult` whose fields have a leading axis of
+      :class:`~pacbound.solvers.LearnerResult` whose fields have a leading axis of
       length ``k``, in ``mus``' order (``steps``: products with ``M`` per ``mu``).
 
     Example:
@@ -241,7 +241,7 @@ def mincq_path(
     max_iter: ArrayLike = 50_000,
 ) -> LearnerResult:
     """MinCq (laviolette2011 Program 1) for every margin in ``mus``, by continuation: the
-    ``solve_path`` that :func:`~pacbound._src.solvers.mincq` declares for ``mu``.
+    ``solve_path`` that :func:`~pacbound.solvers.mincq` declares for ``mu``.
 
     The same solutions as ``jax.vmap(mincq, in_axes=(None, None, 0))(H, y, mus)`` (each
     certified to the same duality gap), computed in one pass over the sorted ``mus`` with warm
@@ -255,14 +255,14 @@ def mincq_path(
       y: labels in ``{-1, +1}``, ``(m,)``.
       mus: ``(k,)`` first moments to reach, each in ``(0, max_realizable_mu(H, y,
         sample_weight)]``, in any order.
-      sample_weight: ``(m,)`` example weights ``>= 0`` (see :func:`~pacbound._src.solvers.mincq`).
+      sample_weight: ``(m,)`` example weights ``>= 0`` (see :func:`~pacbound.solvers.mincq`).
       tol, atol: duality-gap tolerances on ``mu2``, per ``mu`` (see
         :func:`~pacbound._src.solvers.solve_mincq`).
       max_iter: cap per ``mu`` on products with ``M`` (FISTA iterations plus CG steps).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult` as
-      :func:`~pacbound._src.solvers.mincq`'s,
+      :class:`~pacbound.solvers.LearnerResult` as
+      :func:`~pacbound.solvers.mincq`'s,
       with a leading axis of length ``k``, in ``mus``' order.
 
     Raises:

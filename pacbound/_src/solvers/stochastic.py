@@ -6,7 +6,7 @@ Dirichlet ``Dir(alpha)`` over the weights ``theta`` of the voters; the learned o
 *stochastic* vote that draws ``theta ~ Dir(alpha)`` for every prediction, and the bound, with no
 factor 2, is on its expected risk ``E_theta R(MV_theta)``. Its exact empirical value is
 ``mean_i I_{1/2}(a_i, b_i)`` (:func:`pacbound._src.stochastic_votes.stochastic_risks`), so the bound
-(:data:`pacbound._src.certify.STOCHASTIC_BOUNDS`) is a differentiable objective.
+(:data:`pacbound.certify.STOCHASTIC_BOUNDS`) is a differentiable objective.
 
 **Voters and complements.** The learner takes ``H`` as the user has it and weighs ``[H, -H]``
 (the learner protocol), read implicitly. This is the paper's voter set for stumps: the
@@ -82,7 +82,7 @@ class DirichletInfo(NamedTuple):
     Attributes:
       alpha: ``(2n,)`` the posterior's concentrations over ``[H, -H]``.
       certified: the bound at ``alpha`` on the sample (the examples of positive weight), by
-        :func:`pacbound._src.stochastic_votes.certify_dirichlet` (float64 at the Python boundary):
+        :func:`pacbound.certify.certify_dirichlet` (float64 at the Python boundary):
         a bound on the stochastic vote's expected risk.
       risk: the exact empirical expected risk ``E_theta R_S(MV_theta)`` at ``alpha``.
       kl: ``KL(Dir(alpha) || Dir(beta))``.
@@ -202,7 +202,7 @@ def minimize_dirichlet_bound(
         ``[H, -H]``; the vote errs exactly when the wrong voters hold half the weight).
       y: ``(m,)`` labels in ``{-1, +1}``.
       bound: ``"seeger"`` (the paper's) or ``"mcallester"`` (a key of
-        :data:`pacbound._src.certify.STOCHASTIC_BOUNDS`, with or without its ``dirichlet_`` prefix).
+        :data:`pacbound.certify.STOCHASTIC_BOUNDS`, with or without its ``dirichlet_`` prefix).
       sample_weight: ``(m,)`` example weights ``>= 0``: the empirical risk is their weighted
         mean and ``m`` counts the examples of positive weight, so a 0/1 mask is exactly that
         fold (the certificate is on the examples of positive weight).
@@ -221,7 +221,7 @@ def minimize_dirichlet_bound(
       slope: the sigmoid's slope ``c`` for ``risk="monte_carlo"`` (the paper's 100).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult`: ``q = alpha / sum(alpha)`` over
+      :class:`~pacbound.solvers.LearnerResult`: ``q = alpha / sum(alpha)`` over
       ``[H, -H]``, the posterior's *mean* (the certified object is the stochastic vote, not
       the vote of ``q``; :func:`pacbound._src.stochastic_votes.mean_vote_bound` bounds the latter);
       ``weights = q[:n] - q[n:]``; ``objective`` the bound (exact risk) at ``alpha`` (the

@@ -197,7 +197,7 @@ def vebboost(
         ``y``). ``None``: all 1.
 
     Returns:
-      :class:`pacbound._src.protocol.LearnerResult`: ``q`` over ``[H, -H]`` proportional
+      :class:`pacbound.solvers.LearnerResult`: ``q`` over ``[H, -H]`` proportional
       to the rounds' ``alpha`` (uniform if no round voted); ``objective`` the final cost
       ``J(f)``; ``steps`` the rounds that voted; ``converged`` whether boosting ended before
       ``S`` rounds as Fig. 1 prescribes (its ``break``, ``alpha < 0``, or a learner with no

@@ -4,7 +4,7 @@
   folds, voters fitted per training fold, validation;
 * device side: one fit per cell (:func:`grid_chunk`) or per fold and cell, scored on the
   held-out mask (:func:`cv_chunk`); a learner that declares a prefix hyperparameter
-  (:func:`pacbound._src.protocol.traits`: boosting's ``n_rounds``) is fitted once at the
+  (:func:`pacbound.solvers.traits`: boosting's ``n_rounds``) is fitted once at the
   grid's largest value and every smaller value is read by its ``truncate``.
 """
 

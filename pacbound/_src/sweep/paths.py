@@ -1,7 +1,7 @@
 """Grids solved as one path, for :mod:`pacbound._src.sweep`: a learner's cells in one continuation.
 
 A grid over the single hyperparameter a learner declares as its ``path``
-(:func:`pacbound._src.protocol.learner`; MinCq's ``mu``) is not run as one vmapped lane
+(:func:`pacbound.solvers.learner`; MinCq's ``mu``) is not run as one vmapped lane
 per cell, which on a CPU costs every lane the slowest one's iterations, but as one call of the
 learner's declared ``solve_path`` over the cells' values (MinCq: :func:`pacbound._src.solvers.
 mincq_path`, sorted values, each solve warm-started from its neighbours). The results are those

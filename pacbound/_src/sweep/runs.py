@@ -321,7 +321,7 @@ def select_by_bound(
     """The grid cell whose posterior has the lowest PAC-Bayes bound, no held-out data needed.
 
     Runs :func:`grid` (``kwargs``: its grids and keywords), then certifies every cell's
-    posterior on the training sample with :func:`pacbound._src.certify.certify` (float64, the
+    posterior on the training sample with :func:`pacbound.certify.certify` (float64, the
     posterior validated) at ``delta / K`` for ``K`` cells: by the union bound all ``K`` bounds
     hold together with probability ``1 - delta`` (germain2009 footnote 3), so the selected one
     does too. The prior is uniform over ``[H, -H]`` (over every candidate stump and its
@@ -329,7 +329,7 @@ def select_by_bound(
 
     Args:
       learner, H, y: as in :func:`grid` (``H`` is the stump search for a matrix-free learner).
-      bound: a name of :data:`pacbound._src.certify.BOUNDS` (``"seeger"``, ``"pac_bound_0"``,
+      bound: a name of :data:`pacbound.certify.BOUNDS` (``"seeger"``, ``"pac_bound_0"``,
         ``"pac_bound_1"``, ``"pac_bound_2"``, ``"cbound_roy2016"``, ``"catoni"``,
         ``"cbound_quasi_uniform"`` for learners whose posteriors are quasi-uniform: MinCq,
         KL coordinate descent).

@@ -18,7 +18,7 @@ between bins:
   .. math:: \\sum_i a_i h_{f,k}(x_i) = \\sum_b H_f[b] - 2 \\sum_{b \\le k} H_f[b].
 
 Bins. The boundaries are midpoints of consecutive distinct training values (placed as
-:class:`pacbound._src.voters.exact_search.StumpSearch` places its thresholds), so equal values never
+:class:`pacbound.voters.StumpSearch` places its thresholds), so equal values never
 fall in two bins; a feature with at most ``max_bins`` distinct values gets one bin per value and the
 histogram search finds exactly the stumps (thresholds and edges) of the exact search. A feature
 with more distinct values gets equal-frequency cuts at distinct-value boundaries. Past
@@ -138,9 +138,9 @@ class HistogramSearch(NamedTuple):
       codes: ``(d, m)`` uint8 bin of every training value.
       thresholds: ``(d, P)`` candidate thresholds in feature units.
       counts: ``(d, P + 1)`` int32 training examples per bin (padding examples, which
-        :func:`pacbound._src.sweep.sharding.shard_examples` adds with weight 0, are not counted).
+        :func:`pacbound.sweep.shard_examples` adds with weight 0, are not counted).
       shards: ``None``, or the :class:`ExampleShards` the codes' examples are split over
-        (:func:`pacbound._src.sweep.sharding.shard_examples`): each device then builds the
+        (:func:`pacbound.sweep.shard_examples`): each device then builds the
         histograms of its own examples and the devices add them (one all-reduce of
         ``d max_bins`` numbers a pass).
     """
@@ -220,7 +220,7 @@ def _boundaries(values: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray
     """At most ``n_bins - 1`` boundaries of the sorted non-NaN ``values``, and the distinct values.
 
     Each boundary is the midpoint ``lo + (hi - lo) / 2`` of two consecutive distinct values
-    (``lo`` if it rounds to ``hi``: :class:`pacbound._src.voters.exact_search.StumpSearch`'s rule),
+    (``lo`` if it rounds to ``hi``: :class:`pacbound.voters.StumpSearch`'s rule),
     after
     every distinct value when there are at most ``n_bins``, else after the distinct values where
     the cumulative count first reaches ``j n / n_bins``, ``j = 1 .. n_bins - 1``.

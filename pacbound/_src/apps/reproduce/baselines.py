@@ -61,7 +61,7 @@ def ridge_votes(
       sample_weight: ``(m,)`` weights ``>= 0`` (0/1 fold masks equal slicing).
 
     Returns:
-      :class:`~pacbound._src.protocol.LearnerResult` (one step, converged) whose vote is
+      :class:`~pacbound.solvers.LearnerResult` (one step, converged) whose vote is
       ``H v / ||v||_1``, with the coefficients ``v`` in ``info``.
 
     Example:

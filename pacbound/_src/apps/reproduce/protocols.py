@@ -40,7 +40,7 @@ class LearnerSpec(NamedTuple):
 
     Attributes:
       label: the paper's column name.
-      learner: key of :data:`LEARNERS` (:data:`pacbound._src.solvers.LEARNERS` and ``"ridge"``).
+      learner: key of :data:`LEARNERS` (:data:`pacbound.solvers.LEARNERS` and ``"ridge"``).
       grid: ``{parameter: values}`` searched by cross-validation (empty: none).
       fixed: the learner's other arguments.
     """

@@ -27,7 +27,7 @@ Modules, one concept each (every public name is re-exported here):
 * :mod:`~pacbound._src.bounds.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
 * :mod:`~pacbound._src.bounds.second_order.pair_variance`: CCPBB's average pair variance from a
   vote's
-  votes (what :func:`pacbound._src.certify.certify` needs beyond the margins).
+  votes (what :func:`pacbound.certify.certify` needs beyond the margins).
 * :mod:`~pacbound._src.bounds.second_order.common`: the parametric Chebyshev-Cantelli oracle bound
   and the conventions shared by the others.
 

@@ -3,7 +3,7 @@
 The C-bound ``1 - (1 - 2 R(G_Q))^2 / (1 - 2 d_Q)`` bounds ``R(B_Q)`` from the Gibbs risk and
 the disagreement (equivalently the joint error ``e_Q = R(G_Q) - d_Q / 2``). PAC-Bound 1'
 estimates the disagreement on unlabeled examples; PAC-Bound 2' is PAC-Bound 2 (the trinomial
-kl-ball on ``(e, d)``, :func:`pacbound._src.bounds.pac_bound_2`) with the joint error also capped by
+kl-ball on ``(e, d)``, :func:`pacbound.bounds.pac_bound_2`) with the joint error also capped by
 its own PAC-Bayes-kl bound, on the labeled sample only (as in the authors' public code).
 
 Source: [GLLMR15] Germain, Lacasse, Laviolette, Marchand, Roy, "Risk bounds for the majority
@@ -13,9 +13,9 @@ Functions: ``pac_bound_1_prime``, ``pac_bound_2_prime``.
 
 Certified values (:mod:`pacbound._src.bounds.second_order.common`): a float ``>=`` the exact value
 of each formula for the given floats. The levels are rounded up (``xi(m)`` itself is rounded
-up, :func:`pacbound._src.bounds.xi`), the kl-inverses certified; PAC-Bound 1' rounds its C-bound up
-(:func:`pacbound._src.cbound.cbound_upper`), PAC-Bound 2' takes its supremum from
-:func:`pacbound._src.cbound.cbound_trinomial_sup` with the joint-error cap (the same certified
+up, :func:`pacbound.bounds.xi`), the kl-inverses certified; PAC-Bound 1' rounds its C-bound up
+(:func:`pacbound.cbound.cbound_upper`), PAC-Bound 2' takes its supremum from
+:func:`pacbound.cbound.cbound_trinomial_sup` with the joint-error cap (the same certified
 search as PAC-Bound 2: outward slice values and concavity cuts, so that a comparison decided
 by rounding costs tightness, never validity; within ~1e-13 of the supremum in float64 and
 ~1e-5 in float32).
@@ -118,7 +118,7 @@ def pac_bound_2_prime(
               e \\le \\min\\big(\\tfrac12, kl^{-1}_{up}(e_S, \\tfrac{2KL + \\ln(2\\xi(m)/
               \\delta)}{m})\\big),
 
-    ``e_S = R_S(G_Q) - d_S / 2``. The supremum is :func:`pacbound._src.cbound.cbound_trinomial_sup`
+    ``e_S = R_S(G_Q) - d_S / 2``. The supremum is :func:`pacbound.cbound.cbound_trinomial_sup`
     with the joint error capped: certified (a float ``>=`` the exact supremum; ``e_S``, the
     levels and the cap rounded up, as the supremum increases with each). Its gradient is the
     constrained envelope theorem's, ``dV = lam_kl (d eps - d_theta kl) + lam_cap d cap`` with
