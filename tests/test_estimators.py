@@ -58,10 +58,6 @@ _TIES = (
     "repeated and weighted sums (and with the row order), picks among them"
 )
 EXPECTED_FAILED: dict[str, dict[str, str]] = {
-    "KLBoostClassifier": {
-        _EQUIVALENCE: "kl_coordinate_descent rescales the weights to mean 1 over the examples "
-        "with positive weight (so that C keeps its meaning): an integer weight is not a repetition"
-    },
     "AdaBoostClassifier": {_EQUIVALENCE: _TIES},
     "MDBoostClassifier": {
         _EQUIVALENCE: "max_iter=5 stops column generation early, and which of the tied "

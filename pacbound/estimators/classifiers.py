@@ -126,7 +126,8 @@ class KLBoostClassifier(MajorityVoteClassifier):
     """KL-regularized coordinate descent (germain2009 Algorithm 1): KL-QL
     (``loss="quadratic"``) or KL-EL (``"exponential"``), weight ``C`` on the loss of margin
     scale ``gamma`` (:func:`pacbound.solvers.kl_coordinate_descent`). ``random_state`` seeds the
-    order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps run and
+    order of the pairs in each sweep (``None``: index order). An integer ``sample_weight`` is
+    that many copies of the example (``C`` weighs each one). Fitted: ``n_iter_`` sweeps run and
     ``converged_`` (``False`` when ``max_iter`` stopped it; large ``C`` with small ``gamma``
     may need more)."""
 
