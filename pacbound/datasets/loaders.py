@@ -270,7 +270,7 @@ _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".dat", ".data", ".arff")
 
 def _looks_like_a_path(name: str) -> bool:
     """A name with a path separator or a data file's suffix: a file, not a dataset name."""
-    separators = {"/", os.sep, os.altsep} - {None}
+    separators = [sep for sep in ("/", os.sep, os.altsep) if sep]
     return any(sep in name for sep in separators) or name.lower().endswith(_DATA_SUFFIXES)
 
 
