@@ -1,10 +1,7 @@
-"""The scikit-learn estimators: check_estimator, save/load, pipelines, bounds, bad input.
+"""The scikit-learn estimators: save/load, pipelines, bounds, bad input.
 
 Every test reuses one small problem (60 x 4, 3 stumps per feature) so each solver compiles
-for few shapes. The full ``check_estimator`` runs on one representative estimator by default
-(CB-Boost: sample weights, closed-form steps; every estimator shares the checked base class),
-on AdaBoost (binary voters) under ``-m thorough`` and on the other nine under ``-m slow``
-(each compiles its solver for ~25 data shapes).
+for few shapes. scikit-learn's ``check_estimator`` runs in tests/test_estimator_checks.py.
 """
 
 import logging
@@ -16,7 +13,6 @@ import pytest
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pacbound import estimators
 from pacbound.estimators import (
@@ -44,61 +40,10 @@ SMALL = {
     "lpboost": {"max_iter": 5},
     "cgboost": {"max_iter": 5},
 }
-DEFAULT_CHECKED = ("cbboost",)
-THOROUGH_CHECKED = ("adaboost",)
 
 
 def small(name: str, **kwargs):
     return ESTIMATORS[name](n_stumps=3, **{**SMALL[name], **kwargs})
-
-
-# Checks that cannot apply, and why.
-_EQUIVALENCE = "check_sample_weight_equivalence_on_dense_data"
-_TIES = (
-    "on the check's 15 x 30 set many stumps tie exactly; rounding, which differs between "
-    "repeated and weighted sums (and with the row order), picks among them"
-)
-EXPECTED_FAILED: dict[str, dict[str, str]] = {
-    "AdaBoostClassifier": {_EQUIVALENCE: _TIES},
-    "MDBoostClassifier": {
-        _EQUIVALENCE: "max_iter=5 stops column generation early, and which of the tied "
-        "columns enters first depends on rounding; run to convergence (max_iter=60 there) "
-        "the weighted and the repeated fits agree to 1e-15"
-    },
-    "MinCqClassifier": {
-        _EQUIVALENCE: "MinCq stops at a certified duality gap (rtol 1e-6 on mu2), so the weighted "
-        "and the repeated fits agree to about that tolerance, not to the check's 1e-7"
-    },
-    "VEBBoostClassifier": {_EQUIVALENCE: _TIES},
-}
-
-
-def expected_failed(estimator) -> dict[str, str]:
-    return EXPECTED_FAILED.get(type(estimator).__name__, {})
-
-
-@parametrize_with_checks(
-    [small(n) for n in DEFAULT_CHECKED], expected_failed_checks=expected_failed
-)
-def test_check_estimator(estimator, check):
-    check(estimator)
-
-
-@pytest.mark.thorough
-@parametrize_with_checks(
-    [small(n) for n in THOROUGH_CHECKED], expected_failed_checks=expected_failed
-)
-def test_check_estimator_thorough(estimator, check):
-    check(estimator)
-
-
-@pytest.mark.slow
-@parametrize_with_checks(
-    [small(n) for n in ESTIMATORS if n not in DEFAULT_CHECKED + THOROUGH_CHECKED],
-    expected_failed_checks=expected_failed,
-)
-def test_check_estimator_all(estimator, check):
-    check(estimator)
 
 
 # ------------------------------------------------------------------------- data
@@ -195,7 +140,7 @@ def test_save_load_round_trip_is_exact(tmp_path, make):
         kinds = ["first_order", "tnd"]  # each kind compiles apart: two are enough here
         certificates = back.certificate(bounds=kinds), clf.certificate(bounds=kinds)
         assert certificates[0].bounds == certificates[1].bounds and back.bound_ == clf.bound_
-        assert certificates[0].best == certificates[1].best
+        assert certificates[0].best == certificates[1].best and back.n_iter_ == clf.n_iter_
         return
     np.testing.assert_array_equal(back.posterior_, clf.posterior_)
     assert back.posterior_.dtype == clf.posterior_.dtype

@@ -13,7 +13,8 @@ Numeric hyperparameters reach the jitted solvers as traced arrays: refitting wit
 ``mu``, ``C``, ``lam``, ... on data of the same shape does not recompile; sizes (``n_rounds``,
 ``max_iter`` where it is a buffer or a scan's length) and string options are static. Every
 estimator accepts ``fit(X, y, sample_weight=...)``; a zero weight removes an example (from the
-voters' fit too).
+voters' fit too) and an integer weight ``k`` counts it ``k`` times (scikit-learn's convention,
+MinCq to its stopping tolerance).
 
 Each ``_solve`` is one learner call (the learner protocol, :mod:`pacbound.solvers.protocol`):
 the learner takes the voters' votes ``H`` as they are and returns its posterior over

@@ -112,8 +112,8 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
 
     Fitted attributes: ``forest_`` (the scikit-learn ensemble), ``classes_``, ``rho_``,
     ``statistics_`` (:class:`pacbound.ensemble_bounds.EnsembleStatistics`), ``bound_`` (the
-    objective's certified value at ``rho_``; ``None`` for ``"uniform"``), ``fit_time_``,
-    ``n_features_in_``.
+    objective's certified value at ``rho_``; ``None`` for ``"uniform"``), ``n_iter_`` (the
+    optimizer's steps: ``max_iter``, 0 for ``"uniform"``), ``fit_time_``, ``n_features_in_``.
     """
 
     def __init__(
@@ -149,6 +149,8 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         self._check_params()
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
+        if np.unique(y).size < 2:  # before the split, which needs two examples
+            raise ValueError(f"y has one class only ({np.unique(y).tolist()}); need two or more")
         train, bound_rows = self._split(y)
         params = self.ensemble_params or {}
         self.forest_ = make_ensemble(
@@ -160,6 +162,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has one class only ({self.classes_.tolist()}); need two or more")
         self.statistics_ = self._statistics(X, y, train, bound_rows, X_unlabeled)
         self.rho_ = self._posterior()
+        self.n_iter_ = 0 if self.objective == "uniform" else self.max_iter
         self.bound_ = None
         if self.objective != "uniform":
             self.bound_ = self.bound(self.objective)
@@ -212,7 +215,8 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The weighted majority vote (ties: the first class of ``classes_``)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        shares = self.predict_proba(X)  # checks that it is fitted first
+        return self.classes_[np.argmax(shares, axis=1)]
 
     # ---------------------------------------------------------------- certificates
     def certificate(self, delta=None, bounds=None, rho=None) -> EnsembleCertificate:
@@ -266,6 +270,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         meta = {
             "format": _FORMAT, "sklearn": sklearn.__version__, "params": params,
             "n_features_in": self.n_features_in_, "fit_time": self.fit_time_,
+            "n_iter": self.n_iter_,
             "bound": self.bound_, "n": stats.n, "n2": stats.n2, "n_classes": stats.n_classes,
             "m_unlabeled": stats.m_unlabeled, "trees": [],
         }  # fmt: skip
@@ -309,6 +314,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         out.n_features_in_, out.fit_time_, out.bound_ = (
             meta["n_features_in"], meta["fit_time"], meta["bound"],
         )  # fmt: skip
+        out.n_iter_ = meta["n_iter"]
         stats = LossStatistics(**{f: arrays[f"stats.{f}"] for f in LossStatistics._fields})
         out.statistics_ = EnsembleStatistics(
             stats, meta["n"], meta["n2"], meta["n_classes"], arrays.get("disagreement"),
