@@ -86,6 +86,34 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv, message):
     assert err.count("\n") == 1 and err.startswith("pacbound: error: ") and message in err
 
 
+def _bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
+    """Files the command must refuse on one line: ``{case: (path, the line printed)}``."""
+    rng = np.random.default_rng(1)
+    rows = [[f"{v:.3f}" for v in rng.normal(size=2)] + [lab] for lab in ["yes", "no"] * 20]
+    text = [*rows[:7], ["0.5", "abc", "yes"], *rows[8:]]  # one stray word among numbers
+    one_class = [[*r[:2], "yes"] for r in rows]
+    for name, table in (("text.csv", text), ("one_class.csv", one_class)):
+        (folder / name).write_text("".join(",".join(r) + "\n" for r in table))
+    return {
+        "missing": (folder / "absent.csv", f"no such file: {folder / 'absent.csv'}"),
+        "missing_no_suffix": (folder / "absent", f"no such file: {folder / 'absent'}"),
+        "non_numeric": (folder / "text.csv", "feature 'x1' is not numeric: 'abc' at row 7"),
+        "one_class": (folder / "one_class.csv", "a single class: labels found {'yes': 40}"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing", "missing_no_suffix", "non_numeric", "one_class"])
+@pytest.mark.parametrize("command", ["compare", "bounds"])
+def test_bad_data_files_exit_2_with_one_line(capsys, tmp_path, command, case):
+    path, message = _bad_files(tmp_path)[case]
+    assert main([command, "--data", str(path)]) == 2
+    out = capsys.readouterr()
+    lines = out.err.splitlines()
+    assert out.out == "" and len(lines) == 1, out.err
+    assert lines[0].startswith(f"pacbound: error: {message}"), lines[0]
+    assert "not registered" not in lines[0]  # not the ~50 dataset names
+
+
 def test_plot_without_matplotlib_is_refused_before_fitting(capsys, tmp_path, monkeypatch):
     import importlib.util
 

@@ -24,6 +24,11 @@ def test_registry_names_splits_and_protocol(shared_data, monkeypatch):
         D.load("hepatitis")
     with pytest.raises(KeyError, match="unknown dataset"):
         load_registered("nope")
+    for path in ("nope.csv", "data/nope", "nope.ARFF"):  # a path: no list of names
+        with pytest.raises(FileNotFoundError, match=f"^no such file: {path}$"):
+            D.load(path)
+    with pytest.raises(ValueError, match="unknown dataset 'nope': not bundled"):
+        D.load("nope")
     with pytest.raises(ValueError, match="not binary: found 26 labels"):
         load_registered("letter")
 

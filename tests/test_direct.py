@@ -168,6 +168,25 @@ def test_minibatches_estimate_then_certify_on_the_whole_sample_in_float32():
     assert abs(float(res.info.certified) - float(full.info.certified)) < 0.02
 
 
+def test_integer_weights_are_repetitions_and_masks_are_folds():
+    """The objective reads ``sample_weight`` as repetitions (``m = sum v``); 0/1 weights are
+    the fold, certificate included; a weighted certificate counts each example once."""
+    H, y = voters(m=40)
+    v = np.random.default_rng(1).integers(0, 3, 40).astype(float)
+    rep, keep = np.repeat(np.arange(40), v.astype(int)), v > 0
+
+    def fit(H, y, w=None):
+        return minimize_bound(H, y, "seeger", optimizer=OPT, max_iter=50, sample_weight=w)
+
+    weighted, repeated = fit(H, y, v), fit(H[rep], y[rep])
+    np.testing.assert_allclose(weighted.q, repeated.q, rtol=1e-10, atol=1e-13)
+    masked, sliced = fit(H, y, 1.0 * keep), fit(H[keep], y[keep])
+    np.testing.assert_allclose(masked.q, sliced.q, rtol=1e-10, atol=1e-13)
+    assert float(masked.info.certified) == pytest.approx(float(sliced.info.certified), rel=1e-10)
+    once = certify(weighted.q, H[keep], y[keep], bounds=["seeger"], delta=DELTA)
+    assert float(weighted.info.certified) == pytest.approx(float(once.bounds["seeger"]), rel=1e-10)
+
+
 def test_vmap_over_delta_prior_and_seeds_equals_a_loop():
     H, y = voters()
     H, y = H.astype(np.float32), y.astype(np.float32)

@@ -1,10 +1,7 @@
-"""The scikit-learn estimators: check_estimator, save/load, pipelines, bounds, bad input.
+"""The scikit-learn estimators: save/load, pipelines, bounds, bad input.
 
 Every test reuses one small problem (60 x 4, 3 stumps per feature) so each solver compiles
-for few shapes. The full ``check_estimator`` runs on one representative estimator by default
-(CB-Boost: sample weights, closed-form steps; every estimator shares the checked base class),
-on AdaBoost (binary voters) under ``-m thorough`` and on the other nine under ``-m slow``
-(each compiles its solver for ~25 data shapes).
+for few shapes. scikit-learn's ``check_estimator`` runs in tests/test_estimator_checks.py.
 """
 
 import inspect
@@ -17,7 +14,6 @@ import pytest
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pacbound import estimators
 from pacbound._src.estimators.base import BOUND_KINDS
@@ -25,6 +21,7 @@ from pacbound.estimators import (
     ESTIMATORS,
     AdaBoostClassifier,
     CBBoostClassifier,
+    ForestClassifier,
     MajorityVoteClassifier,
     MinCqClassifier,
     RBFVoters,
@@ -38,71 +35,16 @@ SMALL = {
     "gbcbboost": {"n_rounds": 5},
     "klboost": {"max_iter": 20},
     "vebboost": {"n_rounds": 5},
-    "bound": {"max_iter": 20},
+    "bound": {"max_iter": 20, "objective": "seeger"},  # PAC-Bound 2 compiles for ~25 s
     "adaboost": {"n_rounds": 5},
     "mdboost": {"max_columns": 5},
     "lpboost": {"max_columns": 5},
     "cgboost": {"max_columns": 5},
 }
-DEFAULT_CHECKED = ("cbboost",)
-THOROUGH_CHECKED = ("adaboost",)
 
 
 def small(name: str, **kwargs):
     return ESTIMATORS[name](n_stumps=3, **{**SMALL[name], **kwargs})
-
-
-# Checks that cannot apply, and why.
-_EQUIVALENCE = "check_sample_weight_equivalence_on_dense_data"
-_TIES = (
-    "on the check's 15 x 30 set many stumps tie exactly; rounding, which differs between "
-    "repeated and weighted sums (and with the row order), picks among them"
-)
-EXPECTED_FAILED: dict[str, dict[str, str]] = {
-    "KLBoostClassifier": {
-        _EQUIVALENCE: "kl_coordinate_descent rescales the weights to mean 1 over the examples "
-        "with positive weight (so that C keeps its meaning): an integer weight is not a repetition"
-    },
-    "AdaBoostClassifier": {_EQUIVALENCE: _TIES},
-    "MDBoostClassifier": {
-        _EQUIVALENCE: "max_columns=5 stops column generation early, and which of the tied "
-        "columns enters first depends on rounding; run to convergence (max_columns=60 there) "
-        "the weighted and the repeated fits agree to 1e-15"
-    },
-    "MinCqClassifier": {
-        _EQUIVALENCE: "MinCq stops at a certified duality gap (rtol 1e-6 on mu2), so the weighted "
-        "and the repeated fits agree to about that tolerance, not to the check's 1e-7"
-    },
-    "VEBBoostClassifier": {_EQUIVALENCE: _TIES},
-}
-
-
-def expected_failed(estimator) -> dict[str, str]:
-    return EXPECTED_FAILED.get(type(estimator).__name__, {})
-
-
-@parametrize_with_checks(
-    [small(n) for n in DEFAULT_CHECKED], expected_failed_checks=expected_failed
-)
-def test_check_estimator(estimator, check):
-    check(estimator)
-
-
-@pytest.mark.thorough
-@parametrize_with_checks(
-    [small(n) for n in THOROUGH_CHECKED], expected_failed_checks=expected_failed
-)
-def test_check_estimator_thorough(estimator, check):
-    check(estimator)
-
-
-@pytest.mark.slow
-@parametrize_with_checks(
-    [small(n) for n in ESTIMATORS if n not in DEFAULT_CHECKED + THOROUGH_CHECKED],
-    expected_failed_checks=expected_failed,
-)
-def test_check_estimator_all(estimator, check):
-    check(estimator)
 
 
 # ------------------------------------------------------------------------- data
@@ -169,29 +111,48 @@ def test_bound_arguments_are_checked():
         clf.bound("cbound_quasi_uniform")
 
 
-@pytest.mark.parametrize(
-    ("name", "kwargs"),
-    [
-        ("cbboost", {}),
-        ("cbboost", {"voters": RBFVoters(gamma=1.0)}),
-        ("adaboost", {"voters": StumpVoters(2)}),
-    ],
-)
-def test_save_load_round_trip_is_exact(tmp_path, name, kwargs):
-    clf = small(name, **kwargs).fit(X, Y)
+def _forest(**kwargs):
+    return ForestClassifier("rf", 5, max_iter=20, random_state=0, **kwargs)
+
+
+ROUND_TRIPS = [
+    *((name, lambda name=name: small(name)) for name in ESTIMATORS),
+    ("cbboost-rbf", lambda: small("cbboost", voters=RBFVoters(gamma=1.0))),
+    ("adaboost-stumps2", lambda: small("adaboost", voters=StumpVoters(2))),
+    ("forest", _forest),
+    ("forest-bagging", lambda: ForestClassifier("bagging", 5, max_iter=20, random_state=0)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+@pytest.mark.parametrize("make", [m for _, m in ROUND_TRIPS], ids=[n for n, _ in ROUND_TRIPS])
+def test_save_load_round_trip_is_exact(tmp_path, make):
+    """Every estimator (ESTIMATORS and ForestClassifier): the reloaded one predicts and
+    certifies exactly as the saved one."""
+    clf = make().fit(X, Y)
     path = tmp_path / "model.npz"
     clf.save(path)
     back = type(clf).load(path)
     assert type(back) is type(clf) and repr(back) == repr(clf)
+    np.testing.assert_array_equal(back.predict(X_TEST), clf.predict(X_TEST))
+    if isinstance(clf, ForestClassifier):
+        np.testing.assert_array_equal(back.rho_, clf.rho_)
+        np.testing.assert_array_equal(back.predict_proba(X_TEST), clf.predict_proba(X_TEST))
+        kinds = ["first_order", "tnd"]  # each kind compiles apart: two are enough here
+        certificates = back.certificate(bounds=kinds), clf.certificate(bounds=kinds)
+        assert certificates[0].bounds == certificates[1].bounds and back.bound_ == clf.bound_
+        assert certificates[0].best == certificates[1].best and back.n_iter_ == clf.n_iter_
+        return
     np.testing.assert_array_equal(back.posterior_, clf.posterior_)
     assert back.posterior_.dtype == clf.posterior_.dtype
     np.testing.assert_array_equal(back.decision_function(X_TEST), clf.decision_function(X_TEST))
-    np.testing.assert_array_equal(back.predict(X_TEST), clf.predict(X_TEST))
     assert back.train_stats_ == clf.train_stats_ and back.n_voters_ == clf.n_voters_
     assert (back.n_iter_, back.converged_) == (clf.n_iter_, clf.converged_)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # RBF voters centred on the sample: no guarantee
-        assert back.bound("cbound_roy2016") == clf.bound("cbound_roy2016")
+        certificates = back.certificate(0.05, FAST_KINDS), clf.certificate(0.05, FAST_KINDS)
+    assert certificates[0].bounds == certificates[1].bounds
+    assert certificates[0].best == certificates[1].best
     assert type(MajorityVoteClassifier.load(path)) is type(clf)  # any class from the base
 
 

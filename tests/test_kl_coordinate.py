@@ -183,29 +183,33 @@ def test_box_clipping_and_pair_order():
 
 
 @pytest.mark.parametrize("loss", ["quadratic", "exponential"])
-def test_sample_weight_scales_the_loss_and_masks_equal_slicing(loss):
-    """``C m' sum v zeta / sum v``: integer weights are the repeated sample at ``C m' / sum v``
-    (``m'``: examples with ``v > 0``); 0/1 weights are slicing, bound included."""
+def test_integer_weights_are_repetitions_and_masks_equal_slicing(loss):
+    """``C sum v zeta`` with ``m = sum v``: integer weights are the repeated sample (at the same
+    ``C``, bound included); 0/1 weights are slicing."""
     H, y = _problem(4)
     C, gamma = SETTINGS[loss][1]
     v = np.random.default_rng(5).integers(0, 3, M).astype(float)
     rep, keep = np.repeat(np.arange(M), v.astype(int)), v > 0
     kwargs = {"loss": loss, "key": KEY, "tol": 1e-12, "max_iter": 400}
     res = kl_coordinate_descent(H, y, C, gamma, sample_weight=v, **kwargs)
-    C_rep = C * keep.sum() / v.sum()
-    ref = kl_coordinate_descent_reference(H[rep], y[rep], C_rep, gamma, loss, _orders(400),
+    ref = kl_coordinate_descent_reference(H[rep], y[rep], C, gamma, loss, _orders(400),
                                           eps=1e-12)  # fmt: skip
     np.testing.assert_allclose(res.weights, ref["w"], rtol=0, atol=1e-12 / N)
     assert float(res.objective) == pytest.approx(ref["objective"], rel=1e-11)
     f = regularized_objective(H, y, res.weights, C, gamma, loss=loss, sample_weight=v)
     assert float(res.objective) == pytest.approx(float(f), rel=1e-12)
+    repeated = kl_coordinate_descent(H[rep], y[rep], C, gamma, **kwargs)
+    np.testing.assert_allclose(res.weights, repeated.weights, rtol=0, atol=1e-12 / N)
+    assert float(res.info.bound) == pytest.approx(float(repeated.info.bound), rel=1e-12)
 
-    masked = kl_coordinate_descent(H, y, C, gamma, sample_weight=2.0 * keep, **kwargs)
+    masked = kl_coordinate_descent(H, y, C, gamma, sample_weight=1.0 * keep, **kwargs)
     sliced = kl_coordinate_descent(H[keep], y[keep], C, gamma, **kwargs)
     np.testing.assert_allclose(masked.weights, sliced.weights, rtol=0, atol=1e-14)
     assert int(masked.steps) == int(sliced.steps)
     assert float(masked.objective) == pytest.approx(float(sliced.objective), rel=1e-12)
     assert float(masked.info.bound) == pytest.approx(float(sliced.info.bound), rel=1e-12)
+    doubled = kl_coordinate_descent(H, y, C / 2, gamma, sample_weight=2.0 * keep, **kwargs)
+    np.testing.assert_allclose(doubled.weights, sliced.weights, rtol=0, atol=1e-12 / N)  # C v
 
 
 def test_vmap_over_fold_masks_equals_single_runs():

@@ -51,6 +51,18 @@ def test_arff_and_keel_headers(tmp_path):
     assert T.load_file(_write(tmp_path, "k.dat", keel)).X.shape == (2, 1)
 
 
+def test_a_stray_word_among_numbers_is_refused_a_category_with_numeric_levels_kept(tmp_path):
+    """Text in at most 5% of a column of numbers (a typo, an unlisted ``NA``) is refused; a
+    category whose levels are mostly numbers (UCI car: doors 2, 3, 4, 5more) is one-hot."""
+    numbers = [f"{i / 7:.3f},{'ab'[i % 2]}" for i in range(40)]
+    numbers[11] = "NA,a"
+    with pytest.raises(ValueError, match=r"feature 'x0' is not numeric: 'NA' at row 11 among "):
+        T.load_file(_write(tmp_path, "typo.csv", "\n".join(numbers)))
+    doors = "\n".join(f"{d},{'ab'[i % 2]}" for i, d in enumerate(["2", "3", "4", "5more"] * 5))
+    ds = T.load_file(_write(tmp_path, "car.csv", doors))
+    assert ds.feature_names == ("x0=2", "x0=3", "x0=4", "x0=5more")
+
+
 @pytest.mark.parametrize(
     ("text", "kwargs", "match"),
     [

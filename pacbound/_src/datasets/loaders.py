@@ -234,6 +234,12 @@ def load(
     Returns:
       A :class:`Dataset`, or ``(X, y)`` with ``return_X_y``.
 
+    Raises:
+      FileNotFoundError: ``name`` is a path (it has a path separator or a data file's suffix,
+        ``.csv``, ``.dat``, ``.arff``, ...) and no such file exists: ``"no such file: PATH"``.
+      ValueError: an unknown name (naming the bundled and registered ones), or what
+        :func:`load_file` refuses.
+
     Example:
       >>> ds = load("breast_cancer")  # bundled with scikit-learn, offline
       >>> ds.X.shape, ds.name, sorted(set(ds.y.tolist()))
@@ -249,12 +255,23 @@ def load(
         ds = load_registered(name, data_dir, multiclass=multiclass)
     elif Path(name).is_file():
         ds = load_file(name, multiclass=multiclass)
+    elif _looks_like_a_path(name):
+        raise FileNotFoundError(f"no such file: {name}")
     else:
         raise ValueError(
             f"unknown dataset {name!r}: not bundled ({sorted(_BUNDLED)}), "
             f"not registered ({sorted(REGISTRY)}) and not a file"
         )
     return (ds.X, ds.y) if return_X_y else ds
+
+
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".dat", ".data", ".arff")
+
+
+def _looks_like_a_path(name: str) -> bool:
+    """A name with a path separator or a data file's suffix: a file, not a dataset name."""
+    separators = [sep for sep in ("/", os.sep, os.altsep) if sep]
+    return any(sep in name for sep in separators) or name.lower().endswith(_DATA_SUFFIXES)
 
 
 # ------------------------------------------------------------------------ splits

@@ -190,6 +190,27 @@ def _handle_missing(
     return filled[rows], rows, notes, cols
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _refuse_stray_text(observed: np.ndarray, name: str, rows: np.ndarray) -> None:
+    """A column of numbers with text in at most 5% of its cells (a typo, or a missing-value
+    marker such as ``NA`` not in ``missing_values``) is refused, not one-hot encoded; a
+    category with numeric levels (``2, 3, 4, 5more``) has text in more cells than that."""
+    text = np.flatnonzero([not _is_number(v) for v in observed])
+    if text.size <= 0.05 * observed.size:
+        raise ValueError(
+            f"feature {name!r} is not numeric: {str(observed[text[0]])!r} at row "
+            f"{rows[text[0]]} among numbers ({text.size} of {observed.size} cells are text); "
+            "fix the cell or mark missing values as '?'"
+        )
+
+
 def _encode_column(
     values: np.ndarray, name: str, levels: list[str] | None
 ) -> tuple[np.ndarray, list[str], str | None]:
@@ -204,6 +225,7 @@ def _encode_column(
         try:
             numbers = observed.astype(np.float64)
         except ValueError:
+            _refuse_stray_text(observed, name, np.flatnonzero(present))
             levels = sorted(set(observed))
         else:
             bad = np.flatnonzero(~np.isfinite(numbers))

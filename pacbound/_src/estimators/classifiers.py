@@ -13,7 +13,8 @@ Numeric hyperparameters reach the jitted solvers as traced arrays: refitting wit
 ``mu``, ``C``, ``lam``, ... on data of the same shape does not recompile; sizes (``n_rounds``,
 ``max_iter`` where it is a buffer or a scan's length) and string options are static. Every
 estimator accepts ``fit(X, y, sample_weight=...)``; a zero weight removes an example (from the
-voters' fit too).
+voters' fit too) and an integer weight ``k`` counts it ``k`` times (scikit-learn's convention,
+MinCq to its stopping tolerance).
 
 Each ``_solve`` is one learner call (the learner protocol, :mod:`pacbound._src.protocol`):
 the learner takes the voters' votes ``H`` as they are and returns its posterior over
@@ -116,10 +117,11 @@ class GBCBBoostClassifier(CBBoostClassifier):
 class KLBoostClassifier(MajorityVoteClassifier):
     """KL-regularized coordinate descent (germain2009 Algorithm 1): KL-QL
     (``loss="quadratic"``) or KL-EL (``"exponential"``), weight ``C`` on the loss of margin
-    scale ``gamma`` (:func:`pacbound.solvers.kl_coordinate_descent`). ``random_state`` seeds
-    the order of the pairs in each sweep (``None``: index order). Fitted: ``n_iter_`` sweeps
-    run and ``converged_`` (``False`` when ``max_iter`` stopped it; large ``C`` with small
-    ``gamma`` may need more)."""
+    scale ``gamma`` (:func:`pacbound.solvers.kl_coordinate_descent`). ``random_state`` seeds the
+    order of the pairs in each sweep (``None``: index order). An integer ``sample_weight`` is
+    that many copies of the example (``C`` weighs each one). Fitted: ``n_iter_`` sweeps run and
+    ``converged_`` (``False`` when ``max_iter`` stopped it; large ``C`` with small ``gamma``
+    may need more)."""
 
     _learner = staticmethod(solvers.kl_coordinate_descent)
     _hyperparameters = {"C": 1.0, "gamma": 1.0}  # noqa: RUF012

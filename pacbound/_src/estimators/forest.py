@@ -22,10 +22,12 @@ Example::
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 import numpy as np
+import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -36,11 +38,14 @@ from pacbound._src.ensemble_bounds import (
     MU_GRID,
     EnsembleCertificate,
     EnsembleReport,
+    EnsembleStatistics,
     certify_ensemble,
     ensemble_report,
     ensemble_statistics,
     optimize_posterior,
 )
+from pacbound._src.estimators.base import _json_scalar, _plain
+from pacbound._src.loss_statistics import LossStatistics
 from pacbound._src.validation import check_delta, check_positive_int
 from pacbound._src.voters.ensembles import (
     class_indices,
@@ -52,6 +57,7 @@ from pacbound._src.voters.ensembles import (
 __all__ = ["ENSEMBLES", "ForestClassifier", "make_ensemble"]
 
 ENSEMBLES = ("rf", "extra", "bagging")
+_FORMAT = "pacbound.forest/1"
 _OBJECTIVES = ("uniform", *BOUNDS)
 
 
@@ -106,8 +112,8 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
 
     Fitted attributes: ``forest_`` (the scikit-learn ensemble), ``classes_``, ``rho_``,
     ``statistics_`` (:class:`pacbound.ensembles.EnsembleStatistics`), ``bound_`` (the
-    objective's certified value at ``rho_``; ``None`` for ``"uniform"``), ``fit_time_``,
-    ``n_features_in_``.
+    objective's certified value at ``rho_``; ``None`` for ``"uniform"``), ``n_iter_`` (the
+    optimizer's steps: ``max_iter``, 0 for ``"uniform"``), ``fit_time_``, ``n_features_in_``.
     """
 
     def __init__(
@@ -143,6 +149,8 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         self._check_params()
         X, y = validate_data(self, X, y)
         check_classification_targets(y)
+        if np.unique(y).size < 2:  # before the split, which needs two examples
+            raise ValueError(f"y has one class only ({np.unique(y).tolist()}); need two or more")
         train, bound_rows = self._split(y)
         params = self.ensemble_params or {}
         self.forest_ = make_ensemble(
@@ -154,6 +162,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has one class only ({self.classes_.tolist()}); need two or more")
         self.statistics_ = self._statistics(X, y, train, bound_rows, X_unlabeled)
         self.rho_ = self._posterior()
+        self.n_iter_ = 0 if self.objective == "uniform" else self.max_iter
         self.bound_ = None
         if self.objective != "uniform":
             self.bound_ = self.bound(self.objective)
@@ -206,7 +215,8 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The weighted majority vote (ties: the first class of ``classes_``)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        shares = self.predict_proba(X)  # checks that it is fitted first
+        return self.classes_[np.argmax(shares, axis=1)]
 
     # ---------------------------------------------------------------- certificates
     def certificate(self, delta=None, bounds=None, rho=None) -> EnsembleCertificate:
@@ -242,3 +252,105 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
             self.statistics_, delta=self.delta, objectives=objectives, test=test,
             mu_grid=self._grid(), steps=self.max_iter,
         )  # fmt: skip
+
+    # ------------------------------------------------------------------- save / load
+    def save(self, path) -> None:
+        """Write the fitted classifier to ``path`` (``.npz``: arrays + JSON metadata, no
+        pickle): the trees (their node arrays), ``rho_``, the statistics the bounds read.
+        :meth:`load` needs the same scikit-learn version (the trees' node layout is its own).
+
+        Raises:
+          ValueError: a ``random_state`` that is not an integer or None (it cannot be stored).
+        """
+        check_is_fitted(self)
+        params = self.get_params()
+        if params["mu_grid"] is not None:
+            params["mu_grid"] = np.asarray(params["mu_grid"], np.float64).tolist()
+        stats = self.statistics_
+        meta = {
+            "format": _FORMAT, "sklearn": sklearn.__version__, "params": params,
+            "n_features_in": self.n_features_in_, "fit_time": self.fit_time_,
+            "n_iter": self.n_iter_,
+            "bound": self.bound_, "n": stats.n, "n2": stats.n2, "n_classes": stats.n_classes,
+            "m_unlabeled": stats.m_unlabeled, "trees": [],
+        }  # fmt: skip
+        arrays = {"classes": _plain(self.classes_), "rho": self.rho_}
+        arrays.update({f"stats.{k}": np.asarray(v) for k, v in stats.stats._asdict().items()})
+        if stats.disagreement is not None:
+            arrays["disagreement"] = np.asarray(stats.disagreement)
+        features = getattr(self.forest_, "estimators_features_", None)
+        for j, member in enumerate(self.forest_.estimators_):
+            tree = member.tree_.__getstate__()
+            arrays[f"tree{j}.nodes"], arrays[f"tree{j}.values"] = tree["nodes"], tree["values"]
+            arrays[f"tree{j}.classes"] = np.asarray(member.classes_)
+            if features is not None:
+                arrays[f"tree{j}.features"] = np.asarray(features[j])
+            meta["trees"].append({
+                "class": type(member).__name__, "params": member.get_params(),
+                "max_features": member.max_features_,
+                "max_depth": tree["max_depth"], "node_count": tree["node_count"],
+            })  # fmt: skip
+        text = json.dumps(meta, default=_json_scalar)
+        with open(path, "wb") as f:
+            np.savez(f, metadata=np.array(text), **arrays)
+
+    @classmethod
+    def load(cls, path) -> ForestClassifier:
+        """Read a classifier written by :meth:`save` (with the same scikit-learn version): it
+        predicts and certifies as the saved one; its ``forest_`` holds the trees, not their
+        bootstrap samples (``estimators_samples_``), which only fitting reads."""
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        meta = json.loads(str(arrays.pop("metadata")))
+        if meta.get("format") != _FORMAT:
+            raise ValueError(f"{path} is not a saved pacbound ForestClassifier")
+        if meta["sklearn"] != sklearn.__version__:
+            raise ValueError(
+                f"{path} was saved with scikit-learn {meta['sklearn']}; this is "
+                f"{sklearn.__version__} (the trees' layout may differ): refit"
+            )
+        out = cls(**meta["params"])
+        out.classes_, out.rho_ = arrays["classes"], arrays["rho"]
+        out.n_features_in_, out.fit_time_, out.bound_ = (
+            meta["n_features_in"], meta["fit_time"], meta["bound"],
+        )  # fmt: skip
+        out.n_iter_ = meta["n_iter"]
+        stats = LossStatistics(**{f: arrays[f"stats.{f}"] for f in LossStatistics._fields})
+        out.statistics_ = EnsembleStatistics(
+            stats, meta["n"], meta["n2"], meta["n_classes"], arrays.get("disagreement"),
+            meta["m_unlabeled"],
+        )  # fmt: skip
+        out.forest_ = _rebuilt_forest(out, meta["trees"], arrays)
+        return out
+
+
+def _rebuilt_forest(clf: ForestClassifier, trees: list[dict], arrays: dict[str, np.ndarray]):
+    """The fitted scikit-learn ensemble of :meth:`ForestClassifier.save`'s trees."""
+    from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
+    from sklearn.tree._tree import Tree
+
+    kinds = {k.__name__: k for k in (DecisionTreeClassifier, ExtraTreeClassifier)}
+    forest = make_ensemble(
+        clf.ensemble, clf.n_estimators, random_state=clf.random_state, n_jobs=clf.n_jobs,
+        **(clf.ensemble_params or {}),
+    )  # fmt: skip
+    members = []
+    for j, spec in enumerate(trees):
+        member = kinds[spec["class"]](**spec["params"])
+        classes = arrays[f"tree{j}.classes"]
+        width = len(arrays.get(f"tree{j}.features", range(clf.n_features_in_)))
+        tree = Tree(width, np.array([len(classes)], np.intp), 1)
+        tree.__setstate__({
+            "max_depth": spec["max_depth"], "node_count": spec["node_count"],
+            "nodes": arrays[f"tree{j}.nodes"], "values": arrays[f"tree{j}.values"],
+        })  # fmt: skip
+        member.tree_, member.max_features_ = tree, spec["max_features"]
+        member.n_features_in_, member.n_outputs_ = width, 1
+        member.classes_, member.n_classes_ = classes, np.int64(len(classes))
+        members.append(member)
+    forest.estimators_ = members
+    forest.classes_, forest.n_classes_ = clf.classes_, len(clf.classes_)
+    forest.n_features_in_, forest.n_outputs_ = clf.n_features_in_, 1
+    if "tree0.features" in arrays:
+        forest.estimators_features_ = [arrays[f"tree{j}.features"] for j in range(len(trees))]
+    return forest

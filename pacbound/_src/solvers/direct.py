@@ -120,7 +120,7 @@ def _statistics(bound: Bound, sample: _Sample, u, kl, key, t, batch_size) -> Vot
 def _minimize(bound, H, y, v, prior, delta, key, *, posterior, optimizer, max_iter, batch_size):
     m, n = H.shape
     gram = batch_size is None and bound.name != "general_loss" and n <= m
-    count = jnp.sum(v > 0).astype(H.dtype)
+    count = jnp.sum(v)  # a weight is a repetition: m = sum v (the kept examples for 0/1)
     v = v / jnp.sum(v)
     a, G = (H.T @ (v * y), H.T @ (v[:, None] * H)) if gram else (None, None)
     sample = _Sample(H, y, v, count, a, G)
@@ -191,10 +191,11 @@ def minimize_bound(
       y: labels in ``{-1, +1}``, ``(m,)``.
       bound: a name in :data:`pacbound.certify.BOUNDS` or a :class:`~pacbound.certify.Bound`
         (:func:`~pacbound.certify.catoni_bound`, :func:`~pacbound.certify.general_loss_bound`).
-      sample_weight: ``(m,)`` example weights ``>= 0``: the statistics are weighted means and
-        ``m`` counts the examples of positive weight, so a 0/1 mask is exactly that fold
-        (other weights give a weighted objective; the certificate is on the examples of
-        positive weight, each counted once).
+      sample_weight: ``(m,)`` example weights ``>= 0``, read as repetitions (scikit-learn's
+        convention): the objective's statistics are weighted means and its ``m`` is
+        ``sum v``, so an integer weight ``k`` is ``k`` copies of the example and a 0/1 mask is
+        exactly that fold. The certificate (``info``) is on the examples of positive weight,
+        each counted once: repeated examples are not independent draws.
       posterior: ``"softmax"`` or ``"quasi_uniform"`` (module docstring).
       optimizer: any optax ``GradientTransformation``; default ``optax.adam(0.05)``. Those
         taking extra arguments (``optax.lbfgs``'s line search) get ``value``, ``grad`` and

@@ -115,20 +115,21 @@ def _loss_state(margin, gamma, loss):
 
 
 def example_scales(sample_weight, y):
-    """``(s, m')``: ``s = v m' / sum(v)`` (all 1 when ``v = sample_weight`` is None) and ``m'``
-    the number of examples with ``v > 0``; the loss term is ``C sum_i s_i zeta_i``.
+    """``(s, m)``: the example weights ``s = v`` (all 1 when ``v = sample_weight`` is None)
+    and the sample size ``m = sum_i v_i``; the loss term is ``C sum_i s_i zeta_i``. A weight
+    is a repetition: ``v_i = k`` counts example ``i`` ``k`` times, in the loss and in ``m``
+    (scikit-learn's convention), so ``v = 0`` removes it.
 
     Example:
       >>> import jax.numpy as jnp
       >>> s, m = example_scales(jnp.array([1., 3., 0., 0.]), jnp.ones(4))
-      >>> s.tolist(), float(m)  # two examples count, weights scaled to sum to 2
-      ([0.5, 1.5, 0.0, 0.0], 2.0)
+      >>> s.tolist(), float(m)  # example 1 counted three times: a sample of 4
+      ([1.0, 3.0, 0.0, 0.0], 4.0)
     """
     if sample_weight is None:
         return jnp.ones_like(y), jnp.asarray(y.shape[0], y.dtype)
     v = jnp.asarray(sample_weight, y.dtype)
-    count = jnp.sum(v > 0).astype(y.dtype)
-    return v * (count / jnp.sum(v)), count
+    return v, jnp.sum(v)
 
 
 def _loss_sum(state, gamma, loss, s):
@@ -254,11 +255,15 @@ def kl_coordinate_descent(
       max_iter: the most sweeps run (static; the length of ``info.objectives``).
       delta: the confidence of the reported bound.
       sample_weight: ``(m,)`` example weights ``v >= 0`` (traced: a ``jax.vmap`` over 0/1 fold
-        masks compiles once). Only their ratios matter: the loss term becomes ``C m' sum_i v_i
-        zeta_i / sum_i v_i`` with ``m'`` the number of examples with ``v_i > 0``, and the
-        bound is Theorem 3.2 with ``m = m'`` and that weighted mean loss. So 0/1 weights are
-        exactly slicing ``H`` and ``y`` (the bound is then valid for the kept sample); other
-        weights give a weighted objective whose "bound" is not a PAC-Bayes guarantee.
+        masks compiles once), read as repetitions (scikit-learn's convention): the loss term
+        is ``C sum_i v_i zeta_i`` and the bound is Theorem 3.2 with ``m = sum_i v_i`` and the
+        weighted mean loss ``sum_i v_i zeta_i / sum_i v_i``. So an integer weight ``k`` is
+        exactly ``k`` copies of the example, and 0/1 weights are exactly slicing ``H`` and
+        ``y`` (the bound is then valid for the kept sample). ``C`` weighs one unit of weight:
+        scaling every weight by ``a`` is ``C -> a C`` (as scikit-learn's ``SVC`` rescales
+        ``C`` per sample). Other than 0/1 weights give a "bound" computed as if the weighted
+        sample were drawn, which is no PAC-Bayes guarantee (repeated examples are not
+        independent draws).
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`: ``q`` the quasi-uniform posterior
