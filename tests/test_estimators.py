@@ -13,7 +13,8 @@ import warnings
 import jax
 import numpy as np
 import pytest
-from sklearn.model_selection import GridSearchCV
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -80,6 +81,12 @@ def expected_failed(estimator) -> dict[str, str]:
     return EXPECTED_FAILED.get(type(estimator).__name__, {})
 
 
+# xfail_strict (pyproject.toml) would fail an expected failure that passes. The _TIES entries
+# (AdaBoost in the thorough tier, VEB-Boost in the slow one) are decided by rounding: they pass
+# on this machine (XPASS) and may fail on another, so those two tiers' marks stay non-strict.
+TIES_DECIDE = {"xfail_strict": False}
+
+
 @parametrize_with_checks(
     [small(n) for n in DEFAULT_CHECKED], expected_failed_checks=expected_failed
 )
@@ -89,7 +96,7 @@ def test_check_estimator(estimator, check):
 
 @pytest.mark.thorough
 @parametrize_with_checks(
-    [small(n) for n in THOROUGH_CHECKED], expected_failed_checks=expected_failed
+    [small(n) for n in THOROUGH_CHECKED], expected_failed_checks=expected_failed, **TIES_DECIDE
 )
 def test_check_estimator_thorough(estimator, check):
     check(estimator)
@@ -99,6 +106,7 @@ def test_check_estimator_thorough(estimator, check):
 @parametrize_with_checks(
     [small(n) for n in ESTIMATORS if n not in DEFAULT_CHECKED + THOROUGH_CHECKED],
     expected_failed_checks=expected_failed,
+    **TIES_DECIDE,
 )
 def test_check_estimator_all(estimator, check):
     check(estimator)
@@ -245,7 +253,12 @@ def test_pipeline_and_grid_search():
     pipe = make_pipeline(StandardScaler(), small("adaboost"))
     search = GridSearchCV(pipe, {"adaboostclassifier__n_stumps": [2, 3]}, cv=3)
     search.fit(X, Y)
-    assert search.best_params_["adaboostclassifier__n_stumps"] in (2, 3)
+    # the criterion computed here: each n_stumps' mean accuracy over the same 3 stratified folds
+    grid = (2, 3)
+    pipes = [clone(pipe).set_params(adaboostclassifier__n_stumps=k) for k in grid]
+    scores = np.mean([cross_val_score(p, X, Y, cv=3) for p in pipes], axis=1)
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], scores)
+    assert search.best_params_["adaboostclassifier__n_stumps"] == grid[np.argmax(scores)]
     assert search.score(X_TEST, Y_TEST) > 0.7
 
 
