@@ -16,7 +16,7 @@ from pacbound import cbound as C
 from pacbound import kl as K
 from pacbound._src.kl import binary_kl_interval, kl_inv_upper_interval
 from tests.reference import mpmath_bounds as M
-from tests.reference.strategies import vector
+from tests.reference.strategies import Draws, seeds
 
 LD = np.longdouble
 N = 250  # inputs per hypothesis example (one jitted call per bound)
@@ -28,32 +28,29 @@ GENERAL_LOSS_FLOAT32_TOLERANCE = 1.5e-6
 REF_SLACK = 64 * np.finfo(LD).eps  # the long-double references' own rounding, relative
 
 
-def _vector(lo, hi, log=False):
-    return vector(N, lo, hi, log)
-
-
 @st.composite
 def statistics(draw):
     """N draws: Gibbs risk in [0, 1/2], a disagreement a vote can have with it, KL up to 50,
-    m from 10 to 1e9, delta from 1e-9 to 1/2, Catoni's c, a general loss and its gamma."""
-    risk = draw(_vector(0.0, 0.5))
-    share = draw(_vector(0.0, 1.0))
+    m log-uniform from 1 to 1e9 (2 for empirical_bernstein, 9 for cbound_quasi_uniform: their
+    docstrings' least m), delta from 1e-9 to 1/2, Catoni's c, a general loss and its gamma."""
+    d = Draws(draw(seeds()), N)
+    risk = d.floats(0.0, 0.5)
+    share = d.floats(0.0, 1.0)
     mu1 = 1.0 - 2.0 * risk
     mu2 = mu1**2 + share * (1.0 - mu1**2)
-    kl = draw(_vector(0.0, 50.0)) * draw(_vector(0.0, 1.0)) ** 2  # many small KLs too
-    m = draw(_vector(10.0, 1e9, log=True))  # every order of magnitude
+    kl = d.floats(0.0, 50.0) * d.floats(0.0, 1.0) ** 2  # many small KLs too
     return {
         "risk": risk,
         "dis": (1.0 - mu2) / 2.0,
         "mu1": mu1,
         "mu2": mu2,
         "kl": kl,
-        "m": np.round(m).astype(np.int64),
-        "delta": draw(_vector(1e-9, 0.5, log=True)),
-        "c": draw(_vector(0.01, 10.0, log=True)),
-        "loss": draw(_vector(0.0, 3.0)),
-        "gamma": draw(_vector(0.1, 3.0)),
-        "variance": draw(_vector(0.0, 0.25)),
+        "m": d.sizes(1, 10**9),  # every order of magnitude
+        "delta": d.floats(1e-9, 0.5, log=True),
+        "c": d.floats(0.01, 10.0, log=True),
+        "loss": d.floats(0.0, 3.0),
+        "gamma": d.floats(0.1, 3.0),
+        "variance": d.floats(0.0, 0.25),
     }
 
 
@@ -76,10 +73,10 @@ def _jitted(name, dtype):
             s["mu1"], s["mu2"], s["kl"], s["m"], s["delta"]
         ),
         "cbound_quasi_uniform": lambda s: B.cbound_quasi_uniform(
-            s["mu1"], s["mu2"], s["m"], s["delta"]
+            s["mu1"], s["mu2"], jnp.maximum(s["m"], 9), s["delta"]
         ),
         "empirical_bernstein": lambda s: B.empirical_bernstein(
-            s["risk"], s["variance"], s["m"], s["delta"]
+            s["risk"], s["variance"], jnp.maximum(s["m"], 2), s["delta"]
         ),
         "pac_bound_0": lambda s: B.pac_bound_0(s["risk"], s["kl"], s["m"], s["delta"]),
         "pac_bound_1": lambda s: B.pac_bound_1(s["risk"], s["dis"], s["kl"], s["m"], s["delta"]),
@@ -98,8 +95,12 @@ def _reference(name, s, constants):
         "catoni": lambda: M.ld_catoni(r, kl, m, delta, s["c"]),
         "general_loss": lambda: M.ld_general_loss(s["loss"], kl, m, delta, s["c"], *constants),
         "cbound_roy2016": lambda: M.ld_cbound_roy2016(s["mu1"], s["mu2"], kl, m, delta),
-        "cbound_quasi_uniform": lambda: M.ld_cbound_quasi_uniform(s["mu1"], s["mu2"], m, delta),
-        "empirical_bernstein": lambda: M.ld_empirical_bernstein(r, s["variance"], m, delta),
+        "cbound_quasi_uniform": lambda: M.ld_cbound_quasi_uniform(
+            s["mu1"], s["mu2"], np.maximum(s["m"], 9), delta
+        ),
+        "empirical_bernstein": lambda: M.ld_empirical_bernstein(
+            r, s["variance"], np.maximum(s["m"], 2), delta
+        ),
         "pac_bound_1": lambda: M.ld_pac_bound_1(r, s["dis"], kl, m, delta),
         "pac_bound_2": lambda: M.ld_pac_bound_2(r, s["dis"], kl, m, delta),
     }

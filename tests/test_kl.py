@@ -61,15 +61,24 @@ def test_kl_inverse_gradients_match_finite_differences(f, q, eps):
     check_grads(f, (q, eps), order=1, modes=["fwd", "rev"], eps=1e-6)
 
 
-@pytest.mark.parametrize("f", [K.kl_inv_upper, K.kl_inv_lower])
-@pytest.mark.parametrize("q", [0.0, 1.0, 0.3])
-@pytest.mark.parametrize("eps", [0.0, 0.2])
-def test_kl_inverse_values_and_gradients_are_finite_at_the_edges(f, q, eps):
+@pytest.mark.parametrize("upper", [True, False])
+def test_kl_inverse_values_and_gradients_at_the_edges(upper):
+    """q in {0, 1, 0.3} x eps in {0, 0.2}, float32 and float64: the value equals the reference
+    (float32 to 32 ulps), lies in [q, 1] (upper root) or [0, q] (lower root), and its derivatives
+    are finite."""
+    f, reference = (K.kl_inv_upper, R.kl_inv_upper) if upper else (K.kl_inv_lower, R.kl_inv_lower)
     for dtype in (jnp.float32, jnp.float64):
-        args = jnp.asarray(q, dtype), jnp.asarray(eps, dtype)
-        value, grads = f(*args), jax.grad(f, argnums=(0, 1))(*args)
-        assert value.dtype == dtype and np.isfinite(value)
-        assert all(np.isfinite(g) for g in grads)
+        for q in (0.0, 1.0, 0.3):
+            for eps in (0.0, 0.2):
+                args = jnp.asarray(q, dtype), jnp.asarray(eps, dtype)
+                value, grads = f(*args), jax.grad(f, argnums=(0, 1))(*args)
+                case = (dtype.__name__, q, eps, float(value))
+                assert value.dtype == dtype, case
+                assert (q <= value <= 1.0) if upper else (0.0 <= value <= q), case
+                # float32: the certified roots' 32 ulps (tests/test_certified_numerics.py)
+                rtol = 4e-6 if dtype == jnp.float32 else 1e-12
+                np.testing.assert_allclose(value, reference(q, eps), rtol=rtol, err_msg=str(case))
+                assert all(np.isfinite(g) for g in grads), (case, grads)
 
 
 def test_kl_gradients_are_finite_at_the_edges():

@@ -233,10 +233,26 @@ def test_a_user_written_learner_works_in_sweeps_and_certificates(data):
     assert certify(r, H, y, bounds=["seeger"]).valid  # every default bound: test_certify
     g = sweep.grid(edge_vote, H, y, temperature=np.array([1.0, 5.0]))
     np.testing.assert_allclose(g.result.q[1], r.q, atol=1e-12)
-    cv = sweep.cross_validate(edge_vote, H, y, folds=3, temperature=np.array([1.0, 5.0]))
-    assert cv.best_values["temperature"] in (1.0, 5.0)
-    s = sweep.select_by_bound(edge_vote, H, y, bound="seeger", temperature=np.array([1.0, 5.0]))
-    assert np.isfinite(s.bounds).all()
+    temperatures = np.array([1.0, 5.0, 0.2])
+    cv = sweep.cross_validate(edge_vote, H, y, folds=3, temperature=temperatures)
+    # the criterion computed here: each fold's held-out majority-vote risk of the vote fitted
+    # on the other folds (zero weight on the held-out examples), ties counted as errors
+    fold = sweep.stratified_folds(y, 3, 0)
+    risks = np.array([[np.mean(y[fold == k] * (H[fold == k] @ np.asarray(edge_vote(
+        H, y, t, sample_weight=(fold != k).astype(float)).weights)) <= 0)
+        for t in temperatures] for k in range(3)])  # fmt: skip
+    np.testing.assert_allclose(cv.risks, risks, atol=1e-12)
+    assert cv.best_values["temperature"] == temperatures[np.argmin(risks.mean(axis=0))]
+    s = sweep.select_by_bound(edge_vote, H, y, bound="seeger", temperature=temperatures)
+    # the criterion: 2 x Seeger's bound (the vote's) at delta / 3 for each cell's posterior
+    bounds = []
+    for t in temperatures:
+        q = np.asarray(edge_vote(H, y, t).q)
+        mu1, _ = R.moments(np.concatenate([H, -H], axis=1), y, q)
+        kl = R.kl_divergence(q, np.full(q.size, 1 / q.size))
+        bounds.append(min(1.0, 2 * R.seeger((1 - mu1) / 2, kl, len(y), 0.05 / 3)))
+    np.testing.assert_allclose(s.bounds, bounds, rtol=1e-7)
+    assert s.best_values["temperature"] == temperatures[np.argmin(bounds)]
     partial = functools.partial(edge_vote, temperature=2.0)
     np.testing.assert_allclose(partial(H, y).q, edge_vote(H, y, 2.0).q)
 

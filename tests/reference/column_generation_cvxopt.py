@@ -122,18 +122,21 @@ def stump_problem(m: int = 80, features=(0, 7, 20, 22, 27), n_thresholds: int = 
     protocol in miniature: tanh-normalized features, equally spaced thresholds)."""
     from sklearn.datasets import load_breast_cancer
 
-    from pacbound import datasets, voters
-
     X, y = load_breast_cancer(return_X_y=True)
-    split = datasets.train_test_split(X[:, list(features)], 2.0 * y - 1, m, seed=seed)
-    norm = voters.fit_tanh_normalization(split[0])
-    X = np.asarray(voters.tanh_normalize(norm, split[0]), np.float64)
+    X, y = X[:, list(features)], 2.0 * y - 1
+    rng = np.random.default_rng(seed)  # m training examples, each class in its proportion
+    counts = {c: round(m * np.mean(y == c)) for c in (-1.0, 1.0)}
+    counts[1.0] = m - counts[-1.0]
+    train = np.concatenate([rng.permutation(np.flatnonzero(y == c))[:k] for c, k in counts.items()])
+    X, y = X[train], y[train]
+    std = X.std(axis=0)
+    X = np.tanh((X - X.mean(axis=0)) / np.where(std > 0, std, 1.0))  # roy2016 §7's tanh
     S = np.where(
         X[:, np.repeat(np.arange(X.shape[1]), n_thresholds)] > _thresholds(X, n_thresholds),
         1.0,
         -1.0,
     )
-    return X, np.asarray(split[1], np.float64), np.hstack([S, -S])
+    return X, y, np.hstack([S, -S])
 
 
 def _thresholds(X, k):

@@ -25,10 +25,9 @@ bounds is rounded up once, one ``kl.round_up`` per posterior rather than per gri
 exact minimum is at most the exact value at the float minimum's slot. The grids (points and
 sizes) are floats computed from ``n2``, ``delta``, ``mu`` and the ratios only, never from the
 data: a data-independent grid, so the union bound holds over it exactly as over the papers'
-real-valued one (which it equals to rounding; the Lambert W of ``gamma_min`` is
-ill-conditioned near its branch point, where the two may differ in float32 by far more than an
-ulp, with no effect on validity). CCPBB's confidence ``delta / (2 n_mu)`` is
-rounded down.
+real-valued one, which it equals to rounding (``gamma_min``'s ``1 + W_0`` near the branch point,
+reached as ``n2`` grows, is computed from ``1 + e x`` itself: ``_one_plus_w0``). CCPBB's
+confidence ``delta / (2 n_mu)`` is rounded down.
 """
 
 from __future__ import annotations
@@ -120,6 +119,36 @@ def _lambda_grid(
     return (*_grid(1.0 / (root + 1.0), c1, count, size), count)
 
 
+def _one_plus_w0(s: jax.Array) -> jax.Array:
+    """``1 + W_0((s - 1) / e)`` for ``s >= 0``, from ``s`` itself. ``v = 1 + W_0`` solves
+    ``g(v) = 1 - (1 - v) e^v = s`` (``w e^w = x`` with ``w = v - 1``, ``s = 1 + e x``), so nothing
+    is lost to ``s - 1`` near the branch point (``s`` a few ``u`` when ``n2`` is ~1e8 in
+    float32: ``lambert_w`` then reads ``x`` within ``u`` only, and ``1 + W_0 ~ sqrt(2 s)`` is off
+    by ``u / (2 s)``). Newton's iterations on ``g`` (``g'(v) = v e^v``; ``g`` by its series
+    ``sum_{k>=2} (k - 1) v^k / k!`` below ``v = 1``, no cancellation) from the branch series in
+    ``p = sqrt(2 s)`` below ``p = 1``, from ``1 + lambert_w`` above (where ``s - 1`` is exact
+    enough: ``s >= 1/2``)."""
+    s = jnp.maximum(s, 0.0)
+    p = jnp.sqrt(2.0 * s)
+    series = p - p**2 / 3.0 + 11.0 / 72.0 * p**3 - 43.0 / 540.0 * p**4
+    near = p < 1.0
+    start = jnp.where(near, series, 1.0 + lambert_w((jnp.where(near, 1.0, s) - 1.0) / jnp.e, 0))
+
+    def g(v):
+        small = jnp.abs(v) < 1.0
+        tail = jnp.zeros_like(v)
+        for k in range(20, 1, -1):  # sum_k (k - 1) v^(k - 2) / k!, Horner
+            tail = tail * v + (k - 1) / math.factorial(k)
+        return jnp.where(small, v * v * tail, v * jnp.exp(v) - jnp.expm1(v))
+
+    def step(_, v):
+        slope = v * jnp.exp(v)
+        ok = slope > 0
+        return jnp.where(ok, v - (g(v) - s) / jnp.where(ok, slope, 1.0), v)
+
+    return lax.fori_loop(0, 6, step, start)
+
+
 def _gamma_grid(
     n2: jax.Array,
     delta1: jax.Array,
@@ -135,7 +164,7 @@ def _gamma_grid(
     ``gamma_max = -(W_{-1}(-a e^{-a}) + a) / K``; ``k_gamma = ceil(log_{c2}(gamma_max /
     gamma_min))`` points (at least one)."""
     k = mu_tandem_range(mu)
-    gamma_min = (1.0 + lambert_w((-4.0 * jnp.log(delta2) / n2 - 1.0) / jnp.e, 0)) / k
+    gamma_min = _one_plus_w0(-4.0 * jnp.log(delta2) / n2) / k
     v_min = -2.0 * k**2 * jnp.log(delta1) / (n2 - 1.0)
     a = 1.0 / (1.0 + k**2 / v_min)
     gamma_max = -(lambert_w(-a * jnp.exp(-a), -1) + a) / k
