@@ -123,8 +123,8 @@ def restarted(x, mx, lipschitz, multipliers, k, duality_gap) -> FistaState:
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound._src.learning.mincq_gap import gap_measure, mincq_problem, moment_product,
-      project
+      >>> from pacbound._src.learning.mincq_gap import (
+      ...     gap_measure, mincq_problem, moment_product, project)
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> p = mincq_problem(H, jnp.array([1., 1., -1., -1.]))
       >>> u = project(jnp.zeros(3), p.first_moments / 3, 0.2)

@@ -369,7 +369,7 @@ def certified_result(
     objective = (mu2 - uniform @ moment_product(op, uniform) / n**2) / 4
     Q = (1 + x) / (2 * n)
     q = jnp.where(feasible, jnp.concatenate([Q, 1 / n - Q]), jnp.nan)
-    status = learner_status(gap <= tol * mu2 + atol + noise, infeasible=~feasible)
+    status = learner_status(gap <= tol * mu2 + atol + noise, jnp.logical_not(feasible))
     info = MinCqInfo(mu2, gap / 4, kkt_residual(x, (2 / n**2) * mx, a))
     return LearnerResult(q, q[:n] - q[n:], objective, steps, status, None, jnp.int32(2 * n),
                          info=info)  # fmt: skip
