@@ -240,7 +240,7 @@ def test_a_fold_mask_equals_slicing_and_other_weights_are_refused():
 
 
 def test_matrix_free_prior_is_uniform_over_every_candidate_and_complement():
-    from pacbound._src.protocol import LearnerResult
+    from pacbound.solvers import LearnerResult, Status
     from pacbound.voters import Stumps, votes
 
     rng = np.random.default_rng(5)
@@ -249,10 +249,9 @@ def test_matrix_free_prior_is_uniform_over_every_candidate_and_complement():
     stumps = Stumps(jnp.array([0, 1], jnp.int32), jnp.array([0.0, 0.5]))
     q = np.array([0.7, 0.0, 0.0, 0.3])  # +h_0 and -h_1
 
-    class Info(tuple):
-        n_candidates = 597  # d (m - 1) candidate stumps
-
-    result = LearnerResult(q, q[:2] - q[2:], 0.0, 2, True, stumps, Info())
+    n_candidates = 597  # d (m - 1) candidate stumps
+    status = np.int32(Status.SUCCESSFUL)
+    result = LearnerResult(q, q[:2] - q[2:], 0.0, 2, status, stumps, 2 * n_candidates)
     cert = certify(result, X, y)
     H = np.asarray(votes(stumps, X, dtype=jnp.float64))
     prior_kl = R.kl_divergence(q[q > 0], np.full(2, 1 / (2 * 597)))

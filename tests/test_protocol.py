@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 from pacbound import solvers, sweep
-from pacbound._src.protocol import LearnerResult, learner, posterior_from_weights
+from pacbound._src.protocol import posterior_from_weights
 from pacbound._src.stochastic_votes import certify_dirichlet
 from pacbound.certify import certify
+from pacbound.solvers import LearnerResult, Status, learner
 from pacbound.voters import stump_search
 from tests.reference import bounds_numpy as R
 
@@ -222,9 +223,9 @@ def edge_vote(H, y, temperature, *, sample_weight=None):
     q = jax.nn.softmax(temperature * jnp.concatenate([edges, -edges]))
     n = edges.shape[0]
     result_weights = q[:n] - q[n:]
-    one = jnp.ones((), jnp.int32)
-    return LearnerResult(q, result_weights, jnp.zeros(()), one, jnp.ones((), bool), None,
-                         EdgeInfo(edges))  # fmt: skip
+    one, status = jnp.ones((), jnp.int32), jnp.int32(Status.SUCCESSFUL)
+    return LearnerResult(q, result_weights, jnp.zeros(()), one, status, prior_size=jnp.int32(2 * n),
+                         info=EdgeInfo(edges))  # fmt: skip
 
 
 def test_a_user_written_learner_works_in_sweeps_and_certificates(data):

@@ -677,14 +677,15 @@ def _posterior(posterior: Any, H: Any, prior: Any, H_unlabeled: Any = None) -> _
     """Read a learner result, or masses over ``H``'s columns or over ``[H, -H]``; the
     unlabeled votes are ``H_unlabeled`` itself, or the stumps' votes on those features."""
     if isinstance(posterior, LearnerResult):
-        family = jnp.asarray(posterior.family)
-        if bool(jnp.any(family == Family.DIRICHLET)):
+        family = posterior.family  # read when concrete (a vmapped certificate checks nothing)
+        concrete = is_concrete(family)
+        if concrete and bool(np.any(np.asarray(family) == Family.DIRICHLET)):
             raise ValueError(
                 "a Dirichlet posterior is a stochastic vote, not a finite posterior (q is only "
                 "its mean): certify it with pacbound.certify.certify_dirichlet(r.info"
                 ".alpha, H, y), or read info.certified"
             )
-        if bool(jnp.any(family == Family.GAUSSIAN_MIXTURE)):
+        if concrete and bool(np.any(np.asarray(family) == Family.GAUSSIAN_MIXTURE)):
             raise ValueError(
                 "a Gaussian mixture is not a posterior over a finite voter set: its certificate "
                 "is info.certified (certify_margins with its KL upper bound)"

@@ -67,6 +67,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound._src.voters.protocol import is_voters
@@ -190,7 +191,7 @@ class LearnerResult(NamedTuple):
     status: jax.Array
     voters: Any = None
     prior_size: Any = None
-    family: Any = 0
+    family: Any = np.int32(Family.CATEGORICAL)
     info: Any = None
 
     @property

@@ -258,5 +258,6 @@ def minimize_mixture_bound(
     q = jnp.concatenate([weights, jnp.zeros_like(weights)])
     converged = jnp.abs(trajectory[-1] - final) <= tol * jnp.abs(final)
     steps = jnp.asarray(max_iter, jnp.int32)
+    family = jnp.int32(Family.GAUSSIAN_MIXTURE)
     return LearnerResult(q, weights, final, steps, learner_status(converged), None,
-                         jnp.int32(q.shape[-1]), Family.GAUSSIAN_MIXTURE, info)  # fmt: skip
+                         jnp.int32(q.shape[-1]), family, info)  # fmt: skip

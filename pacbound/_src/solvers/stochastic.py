@@ -270,4 +270,4 @@ def minimize_dirichlet_bound(
     converged = (max_iter > 1) & (change <= tol * jnp.abs(trajectory[-1]))
     steps = jnp.asarray(max_iter, jnp.int32)
     return LearnerResult(q, q[:n] - q[n:], final, steps, learner_status(converged), None,
-                         jnp.int32(2 * n), Family.DIRICHLET, info)  # fmt: skip
+                         jnp.int32(2 * n), jnp.int32(Family.DIRICHLET), info)  # fmt: skip
