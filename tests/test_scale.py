@@ -223,6 +223,7 @@ jax.config.update("jax_enable_x64", True)
 from pacbound.sweep import shard_examples
 from pacbound.solvers import (adaboost, cbboost, cqboost, gbcbboost, mincq, minimize_bound,
     vebboost)
+from pacbound.voters import histogram_search
 devices = jax.devices()
 assert len(devices) == 8
 rng = np.random.default_rng(0)
@@ -235,15 +236,18 @@ H = np.where(X[:, :2, None] > np.linspace(-1, 1, 8), 1.0, -1.0).reshape(m, 16)
 H8 = H.astype(np.int8)
 # the boosting loops (matrix-free on the codes, dense on float and int8 H), column
 # generation's pricing on the codes, MinCq and a direct bound minimizer on H
-learners = [
-    (cbboost, search, (10,), {}), (gbcbboost, search, (10,), {}),
-    (adaboost, search, (10,), {}), (vebboost, search, (0.5, 10), {}),
-    (cqboost, search, (0.1,), dict(max_columns=10)), (cbboost, H, (10,), {}),
-    (adaboost, H8, (10,), {}), (mincq, H, (0.05,), {}),
-    (minimize_bound, H, ("seeger",), dict(max_iter=20)),
-]
-learners = [entry for entry in learners if entry[0].__name__ in sys.argv[1:]]
-assert len(learners) == len(sys.argv) - 1
+# "<name>_stumps": the learner over the histogram search's codes
+cases = {
+    "cbboost_stumps": (cbboost, search, (10,), {}),
+    "gbcbboost_stumps": (gbcbboost, search, (10,), {}),
+    "adaboost_stumps": (adaboost, search, (10,), {}),
+    "vebboost_stumps": (vebboost, search, (0.5, 10), {}),
+    "cqboost_stumps": (cqboost, search, (0.1,), dict(max_columns=10)),
+    "cbboost": (cbboost, H, (10,), {}),
+    "adaboost": (adaboost, H8, (10,), {}), "mincq": (mincq, H, (0.05,), {}),
+    "minimize_bound": (minimize_bound, H, ("seeger",), dict(max_iter=20)),
+}
+learners = [cases[name] for name in sys.argv[1:]]
 # minimize_bound: Adam steps carry the other summation order's rounding
 rtols = {"minimize_bound": 1e-6}
 for fn, voters, args, options in learners:
