@@ -319,7 +319,6 @@ def test_matrix_free_equals_materialized_stumps(gradient):
     for key in ("alphas", "cbounds", "decreases", "error_bounds"):
         np.testing.assert_allclose(getattr(free.info, key), getattr(dense.info, key), atol=1e-10)
     assert int(free.info.n_candidates) == H.shape[1] and free.q.shape == (24,)
-    assert traits(free_learner).matrix_free and not traits(dense_learner).matrix_free
     for t in (12, 5, 1):
         a, b = truncate_cbboost(free, t), truncate_cbboost(dense, t)
         np.testing.assert_allclose(stumps_vote(a.voters, a.weights, X), H @ b.weights, atol=1e-12)
