@@ -15,7 +15,6 @@ from pacbound._src.learning.candidates import dense_candidates, search_candidate
 from pacbound._src.learning.column_generation_loop import complemented_edges, complemented_votes
 from pacbound._src.optimization.interior_point import solve_soft_margin
 from pacbound._src.optimization.simplex_qp import project_simplex_halfspace, solve_simplex_qp
-from pacbound._src.protocol import traits
 from pacbound._src.solvers.cgboost import cgboost
 from pacbound._src.solvers.cqboost import cqboost
 from pacbound._src.solvers.lpboost import lpboost
@@ -155,25 +154,24 @@ MASTER_MAX_ITER = {cqboost: 50_000, mdboost: 50_000, lpboost: 100, cgboost: 100}
 @pytest.mark.parametrize("dense", LEARNERS, ids=lambda f: f.__name__)
 def test_public_functions_are_defs_on_the_protocol(dense):
     """Real ``def``s (named, documented, found by ``inspect.getsource``) with the protocol's
-    vocabulary: hyperparameter positional, the rest keyword-only; ``_stumps`` matrix-free."""
-    stumps = getattr(solvers, f"{dense.__name__}_stumps")
-    for fn, first in ((dense, "H"), (stumps, "search")):
-        params = inspect.signature(fn).parameters
-        assert list(params) == [first, "y", LEARNERS[dense], "sample_weight", "tol", "max_columns",
-                                "master_tol", "master_max_iter"]  # fmt: skip
-        keyword = [p.name for p in params.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
-        assert keyword == list(params)[3:]
-        defaults = {name: p.default for name, p in params.items() if name in keyword}
-        assert defaults == {
-            "sample_weight": None,
-            "tol": 1e-6,
-            "max_columns": 100,
-            "master_tol": None,
-            "master_max_iter": MASTER_MAX_ITER[dense],
-        }
-        assert fn.__code__.co_name == fn.__name__ and f"def {fn.__name__}(" in inspect.getsource(fn)
-        assert fn.__module__ == dense.__module__ and LEARNERS[dense] in fn.__doc__
-        assert traits(fn).matrix_free == (fn is stumps)
+    vocabulary: ``voters`` (``H`` or a family) first, the hyperparameter positional, the rest
+    keyword-only."""
+    fn, first = dense, "voters"
+    params = inspect.signature(fn).parameters
+    assert list(params) == [first, "y", LEARNERS[dense], "sample_weight", "tol", "max_columns",
+                            "master_tol", "master_max_iter"]  # fmt: skip
+    keyword = [p.name for p in params.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
+    assert keyword == list(params)[3:]
+    defaults = {name: p.default for name, p in params.items() if name in keyword}
+    assert defaults == {
+        "sample_weight": None,
+        "tol": 1e-6,
+        "max_columns": 100,
+        "master_tol": None,
+        "master_max_iter": MASTER_MAX_ITER[dense],
+    }
+    assert fn.__code__.co_name == fn.__name__ and f"def {fn.__name__}(" in inspect.getsource(fn)
+    assert fn.__module__ == dense.__module__ and LEARNERS[dense] in fn.__doc__
     with pytest.raises(TypeError):
         dense(np.ones((4, 2)), np.array([1.0, -1, 1, -1]))
     with pytest.raises(TypeError):  # options are keyword-only
