@@ -16,6 +16,8 @@ sys.path.insert(0, str(BENCHMARKS))
 import device_check as DC  # noqa: E402
 
 
+# the whole script at tiny sizes: about 85 s of CPU, mostly compiling (the thorough tier)
+@pytest.mark.thorough
 def test_dry_run_writes_every_section_without_violations(tmp_path):
     out = tmp_path / "device_check.json"
     env = {**os.environ, "PYTHONPATH": str(BENCHMARKS.parent)}
