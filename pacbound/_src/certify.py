@@ -34,7 +34,7 @@ family (:func:`register_bound` routes a spec there by its family): bounds on the
 from :class:`StochasticStatistics` (its exact empirical risk and the Dirichlet KL) instead of
 margin moments. They bound another object than ``R(B_Q)`` and are certified by
 :func:`pacbound.certify.certify_dirichlet`; :func:`certify` refuses a result whose
-``info`` declares ``posterior_family = "dirichlet"``.
+``family`` is ``Family.DIRICHLET``.
 
 **Second-order bounds from the margins.** For a weighted majority vote the per-example
 ``rho``-weighted error is ``W_i = (1 - M_i) / 2`` (``M = y F`` the margin): the share of the

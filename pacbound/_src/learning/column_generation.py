@@ -5,21 +5,19 @@ LPBoost (:mod:`~pacbound._src.solvers.lpboost`) and CG-Boost
 (:mod:`~pacbound._src.solvers.cgboost`) are
 one loop, roy2016 Algorithm 1 (:func:`pacbound._src.learning.column_generation_loop.
 column_generation`), with a learner-specific restricted master program. Each learner module
-defines two functions on the learner protocol (:mod:`pacbound._src.protocol`)::
+defines one function on the learner protocol (:mod:`pacbound._src.protocol`)::
 
-    name(H, y, value, *, sample_weight=None, tol=1e-6, max_columns=100, master_tol=None,
+    name(voters, y, value, *, sample_weight=None, tol=1e-6, max_columns=100, master_tol=None,
          master_max_iter=...)
-    name_stumps(search, y, value, *, ...)   # the same, over every decision stump
 
 **The voters.** ``H`` is ``(m, n)`` in ``[-1, 1]`` as the user has it; the learner weighs the
 self-complemented set ``[H, -H]`` (roy2016 §7) implicitly
 (:func:`pacbound._src.learning.candidates.dense_candidates`): one product ``H^T a`` per round prices
-every voter and its complement, no ``2n``-column copy is made. ``name_stumps`` takes a stump
-search (:func:`pacbound._src.voters.stump_search`, exact, or a histogram search) and weighs every
-decision stump ``S`` and its complement, never materialized
-(:func:`pacbound._src.learning.candidates.search_candidates`; roy2016 §5, footnote 7: the voters
-need
-not be a finite ``H``).
+every voter and its complement, no ``2n``-column copy is made. A
+:class:`~pacbound.voters.Voters` family (the exact or histogram stump search, or your own)
+offers every candidate and its complement, never materialized
+(:func:`pacbound._src.learning.candidates.search_candidates`; roy2016 §5, footnote 7: the
+voters need not be a finite ``H``).
 
 **The loop.** Starting from Algorithm 1's initial dual point, every round adds the candidate
 with the steepest edge ``sum_k alpha_k y_k h(x_k)`` (roy2016 (6): the dual constraint

@@ -324,24 +324,25 @@ def select_by_bound(
     posterior on the training sample with :func:`pacbound.certify.certify` (float64, the
     posterior validated) at ``delta / K`` for ``K`` cells: by the union bound all ``K`` bounds
     hold together with probability ``1 - delta`` (germain2009 footnote 3), so the selected one
-    does too. The prior is uniform over ``[H, -H]`` (over every candidate stump and its
-    complement for a matrix-free learner), fixed before the sample, as the certificate needs.
+    does too. The prior is uniform over ``[H, -H]`` (over every candidate and its
+    complement for a learner over a voter family), fixed before the sample, as the certificate
+    needs.
 
     Args:
-      learner, H, y: as in :func:`grid` (``H`` is the stump search for a matrix-free learner).
+      learner, H, y: as in :func:`grid` (``H`` may be a :class:`~pacbound.voters.Voters` family).
       bound: a name of :data:`pacbound.certify.BOUNDS` (``"seeger"``, ``"pac_bound_0"``,
         ``"pac_bound_1"``, ``"pac_bound_2"``, ``"cbound_roy2016"``, ``"catoni"``,
         ``"cbound_quasi_uniform"`` for learners whose posteriors are quasi-uniform: MinCq,
         KL coordinate descent).
       delta: the confidence, in ``(0, 1]``, for all cells together.
-      features: the training features ``X`` a matrix-free learner's stumps vote on (required
-        for those learners, unused otherwise).
+      features: the training features ``X`` a family's selected voters vote on (required
+        when ``H`` is a family, unused otherwise).
 
     Returns:
       :class:`BoundSelection`.
 
     Raises:
-      ValueError: an unknown bound, ``delta`` out of range, a matrix-free learner without
+      ValueError: an unknown bound, ``delta`` out of range, a voter family without
         ``features``, or a posterior family bound (quasi-uniform) for cells whose posteriors
         are not in the family.
 
