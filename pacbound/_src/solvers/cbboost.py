@@ -220,3 +220,5 @@ steepest=True)``.
       >>> round(float(r.objective), 4), int(r.steps)
       (0.25, 3)
     """
+
+__test__ = {"gbcbboost": gbcbboost.__doc__}  # a partial: doctest finds its example here
