@@ -252,13 +252,13 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             "n_features_in": self.n_features_in_,
         }  # fmt: skip
         arrays = {f"voters.{k}": v for k, v in voter_arrays.items()}
-        arrays.update(posterior=self.posterior_, classes=_plain(self.classes_))
+        arrays.update(posterior=self.posterior_, classes=loadable_array(self.classes_))
         arrays.update(train_margins=self.train_margins_)
         arrays.update({name: getattr(self, name) for name in self._fitted_arrays})
         if hasattr(self, "feature_names_in_"):
-            arrays["feature_names_in"] = _plain(self.feature_names_in_)
+            arrays["feature_names_in"] = loadable_array(self.feature_names_in_)
         with open(path, "wb") as f:
-            np.savez(f, metadata=np.array(json.dumps(meta, default=_json_scalar)), **arrays)
+            np.savez(f, metadata=np.array(json.dumps(meta, default=json_scalar)), **arrays)
 
     @classmethod
     def load(cls, path) -> MajorityVoteClassifier:
@@ -327,14 +327,14 @@ def _declared_init(cls: type[MajorityVoteClassifier]) -> Callable:
 _CLASSES: dict[str, type] = {}
 
 
-def _json_scalar(value: Any) -> Any:
+def json_scalar(value: Any) -> Any:
     """NumPy scalars in the parameters (``mu=np.float64(0.1)``) as Python numbers."""
     if isinstance(value, np.generic):
         return value.item()
     raise TypeError(f"cannot save the parameter value {value!r} as JSON")
 
 
-def _plain(values: np.ndarray) -> np.ndarray:
+def loadable_array(values: np.ndarray) -> np.ndarray:
     """An array ``np.load`` reads without pickle: object arrays of strings become ``str``."""
     values = np.asarray(values)
     return values.astype(str) if values.dtype == object else values

@@ -44,7 +44,7 @@ from pacbound._src.ensemble_bounds import (
     ensemble_statistics,
     optimize_posterior,
 )
-from pacbound._src.estimators.base import _json_scalar, _plain
+from pacbound._src.estimators.base import json_scalar, loadable_array
 from pacbound._src.loss_statistics import LossStatistics
 from pacbound._src.validation import check_delta, check_positive_int
 from pacbound._src.voters.ensembles import (
@@ -274,7 +274,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
             "bound": self.bound_, "n": stats.n, "n2": stats.n2, "n_classes": stats.n_classes,
             "m_unlabeled": stats.m_unlabeled, "trees": [],
         }  # fmt: skip
-        arrays = {"classes": _plain(self.classes_), "rho": self.rho_}
+        arrays = {"classes": loadable_array(self.classes_), "rho": self.rho_}
         arrays.update({f"stats.{k}": np.asarray(v) for k, v in stats.stats._asdict().items()})
         if stats.disagreement is not None:
             arrays["disagreement"] = np.asarray(stats.disagreement)
@@ -290,7 +290,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
                 "max_features": member.max_features_,
                 "max_depth": tree["max_depth"], "node_count": tree["node_count"],
             })  # fmt: skip
-        text = json.dumps(meta, default=_json_scalar)
+        text = json.dumps(meta, default=json_scalar)
         with open(path, "wb") as f:
             np.savez(f, metadata=np.array(text), **arrays)
 
