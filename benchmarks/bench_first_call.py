@@ -190,10 +190,10 @@ def _learner_call(spec, pb, np):
     hyper, options = LEARNER_EXAMPLES[name]
     options = {k: (H[:10] if v == "unlabeled" else v) for k, v in options.items()}
     fn = pb.solvers.LEARNERS.get(name)
-    if family and hasattr(pb.solvers, f"{name}_stumps"):  # a checkout before one protocol
-        fn = getattr(pb.solvers, f"{name}_stumps")
-        if "max_columns" in options:  # those called the column cap max_iter
-            options["max_iter"] = options.pop("max_columns")
+    if hasattr(pb.solvers, f"{name}_stumps"):  # a checkout before one protocol: it called
+        if "max_columns" in options:  # the column cap max_iter, and took a stump search
+            options["max_iter"] = options.pop("max_columns")  # through <name>_stumps
+        fn = getattr(pb.solvers, f"{name}_stumps") if family else fn
     if fn is None:
         return None
     first = pb.voters.stump_search(X) if family else H
@@ -441,7 +441,7 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", type=Path, default=None, help="another checkout")
     parser.add_argument("--quick", action="store_true", help="a few items (smoke test)")
     parser.add_argument("--no-warm", action="store_true", help="cold runs only")
-    parser.add_argument("--only", default=None, help="the items whose label contains this")
+    parser.add_argument("--only", action="append", help="the items whose label contains this")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per process")
     parser.add_argument("--json", default=None, help="output path (default results/)")
     args = parser.parse_args(argv)
@@ -449,7 +449,7 @@ def main(argv=None) -> int:
     sides = {"new": REPO, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     names = {side: list_names(path, args.timeout) for side, path in sides.items()}
     specs, lacking = items(names["new"], args.quick)
-    specs = [s for s in specs if args.only is None or args.only in s["label"]]
+    specs = [s for s in specs if not args.only or any(o in s["label"] for o in args.only)]
     from common import print_table, write_json  # JAX in this process only, never a child's
 
     name = "bench_first_call_quick" if args.quick else "bench_first_call"
