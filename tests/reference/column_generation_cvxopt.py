@@ -124,10 +124,7 @@ def stump_problem(m: int = 80, features=(0, 7, 20, 22, 27), n_thresholds: int = 
 
     X, y = load_breast_cancer(return_X_y=True)
     X, y = X[:, list(features)], 2.0 * y - 1
-    rng = np.random.default_rng(seed)  # m training examples, each class in its proportion
-    counts = {c: round(m * np.mean(y == c)) for c in (-1.0, 1.0)}
-    counts[1.0] = m - counts[-1.0]
-    train = np.concatenate([rng.permutation(np.flatnonzero(y == c))[:k] for c, k in counts.items()])
+    train = _stratified_train(y, m, seed)
     X, y = X[train], y[train]
     std = X.std(axis=0)
     X = np.tanh((X - X.mean(axis=0)) / np.where(std > 0, std, 1.0))  # roy2016 §7's tanh
@@ -137,6 +134,19 @@ def stump_problem(m: int = 80, features=(0, 7, 20, 22, 27), n_thresholds: int = 
         -1.0,
     )
     return X, y, np.hstack([S, -S])
+
+
+def _stratified_train(y, m: int, seed: int) -> np.ndarray:
+    """``m`` training indices, each class its share (largest remainders), in a seeded random
+    order: the rule of pacbound's documented ``stratified_split``, so that the problem is the
+    one the learners' tests were tuned on (classes with enough examples: no clipping)."""
+    classes, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+    quota = m * counts / len(y)
+    take = np.floor(quota).astype(int)
+    take[np.argsort(-(quota - take), kind="stable")[: m - take.sum()]] += 1
+    rng = np.random.default_rng(seed)
+    parts = [rng.permutation(np.flatnonzero(inverse == c)) for c in range(len(classes))]
+    return rng.permutation(np.concatenate([p[:k] for p, k in zip(parts, take, strict=True)]))
 
 
 def _thresholds(X, k):

@@ -36,7 +36,6 @@ __all__ = [
     "complemented_index",
     "dense_candidates",
     "posterior_over_columns",
-    "prior_size",
     "search_candidates",
     "split_index",
     "stump_posterior",
@@ -120,18 +119,6 @@ def search_candidates(search: Any, dtype) -> Candidates:
     if squares is None:
         squares = lambda w: jnp.broadcast_to(jnp.sum(w), mask.shape)  # noqa: E731
     return Candidates(edges, mask, votes, squares, search)
-
-
-def prior_size(candidates: Candidates) -> jax.Array:
-    """The number of voters of the self-complemented family, ``2 x`` the candidates (int32):
-    the size of the uniform prior a result is certified against.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> int(prior_size(dense_candidates(jnp.ones((4, 3)), jnp.float32)))
-      6
-    """
-    return (2 * jnp.sum(candidates.valid)).astype(jnp.int32)
 
 
 def complemented_index(base: jax.Array, negative: jax.Array, size: int) -> jax.Array:

@@ -77,7 +77,6 @@ from pacbound._src.learning.candidates import (
     Candidates,
     dense_candidates,
     posterior_over_columns,
-    prior_size,
     search_candidates,
     stump_posterior,
 )
@@ -281,15 +280,17 @@ def _result(run: LoopResult, candidates: Candidates) -> LearnerResult:
     if candidates.search is None:
         chosen, n_candidates = None, None
         q = posterior_over_columns(run.ids, mass, candidates.size)
+        size = jnp.int32(2 * candidates.size)
     else:
         chosen, q = stump_posterior(candidates.search, run.ids, mass)
         n_candidates = jnp.sum(candidates.valid).astype(jnp.int32)
+        size = 2 * n_candidates
     half = q.shape[0] // 2
     info = ColumnGenerationInfo(run.ids, run.n_columns, s.weights, s.alpha, s.nu, run.violation,
                                 run.inner, n_candidates)  # fmt: skip
     status = learner_status(run.converged, uncertified=~run.certified)
     return LearnerResult(q, q[:half] - q[half:], s.objective, run.n_columns, status, chosen,
-                         prior_size(candidates), info=info)  # fmt: skip
+                         size, info=info)  # fmt: skip
 
 
 @functools.partial(jax.jit, static_argnames=("master", "max_columns", "matrix_free"))
