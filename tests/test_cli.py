@@ -141,7 +141,8 @@ def test_persistent_compilation_cache_in_the_user_cache_folder(tmp_path):
         "import jax, numpy as np; from pacbound._src.compilation_cache import "
         "enable_compilation_cache as e; print(e()); jax.jit(lambda x: x * 2)(np.ones(3))"
     )
-    env = {k: v for k, v in os.environ.items() if k != "PACBOUND_NO_COMPILATION_CACHE"}
+    drop = ("PACBOUND_NO_COMPILATION_CACHE", "PACBOUND_COMPILATION_CACHE_DIR")  # the suite's own
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(XDG_CACHE_HOME=str(tmp_path), JAX_PLATFORMS="cpu")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == str(tmp_path / "pacbound" / "jax"), out.stderr

@@ -118,7 +118,7 @@ def test_selection_certifies_normalized_soft_margin_posteriors(data, name):
     Hs = np.concatenate([H, -H], axis=1)
     learner = solvers.LEARNERS[name]
     s = sweep.select_by_bound(learner, H, y, bound="seeger", C=np.geomspace(1e-5, 1e3, 4),
-                              options={"max_iter": 10})  # fmt: skip
+                              options={"max_columns": 10})  # fmt: skip
     assert np.isfinite(s.bounds).all() and (s.bounds <= 1).all()
     for i, q in enumerate(np.asarray(s.result.q)):
         assert q.sum() == pytest.approx(1.0) and (q >= 0).all()
