@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 
 from pacbound import datasets as D
-from pacbound._src.datasets import registry as R
-from pacbound._src.datasets import tabular as T
 from pacbound._src.datasets.loaders import load_registered
 
 
@@ -86,9 +84,3 @@ def test_openml_offline_and_conversion(monkeypatch, tmp_path):
     assert ds.feature_names == ("c=u", "c=v", "c=w", "n")
     np.testing.assert_array_equal(ds.X[1], [0, 1, 0, 1.5])
     np.testing.assert_array_equal(ds.y, [-1, 1, -1, 1])
-
-
-def test_public_names_of_tabular_and_registry_are_reexported():
-    for module in (T, R):
-        for name in module.__all__:
-            assert name in D.__all__ and getattr(D, name) is getattr(module, name), name

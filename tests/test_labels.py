@@ -4,7 +4,6 @@ re-exports."""
 import numpy as np
 import pytest
 
-from pacbound import datasets as D
 from pacbound._src.datasets import labels as L
 
 
@@ -36,8 +35,3 @@ def test_parse_split_spec():
     assert L.parse_split_spec("49", lookup) == {"pair": (4.0, 9.0)}
     with pytest.raises(ValueError, match="cannot read the class split '4v7'"):
         L.parse_split_spec("4v7", lookup)
-
-
-def test_public_names_of_labels_are_reexported():
-    for name in L.__all__:
-        assert name in D.__all__ and getattr(D, name) is getattr(L, name), name
