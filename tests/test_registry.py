@@ -16,6 +16,8 @@ EXPECTED = {
     "wine": (178, 13), "yeast": (1484, 8), "zoo": (101, 16), "banana": (5300, 2),
     "breast-ljubljana": (277, 36), "german": (1000, 59), "magic": (19020, 10),
     "spambase": (4597, 57), "twonorm": (7400, 20), "breast-cancer-wisconsin": (683, 9),
+    "satimage": (6435, 36), "segment": (2310, 19), "texture": (5500, 40), "vowel": (990, 13),
+    "vehicle": (846, 18),
     "ecoli-uci": (336, 7), "german-uci": (1000, 59), "glass-uci": (214, 9),
     "ionosphere-uci": (351, 34), "pima-uci": (768, 8), "sonar-uci": (208, 60),
     "wine-uci": (178, 13), "breast-cancer": (277, 48), "cleveland": (297, 22),

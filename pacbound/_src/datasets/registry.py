@@ -85,6 +85,11 @@ german | keel/german.dat | positive=2 | - | credit-g: bad (2) -> +1
 magic | keel/magic.dat | positive=g | - | gamma (g) -> +1
 spambase | keel/spambase.dat | positive=1 | - | spam (1) -> +1
 twonorm | keel/twonorm.dat | positive=1 | - | 1 -> +1
+satimage | keel/satimage.dat | positive=1 | - | multiclass (6); binary: class 1 vs rest
+segment | keel/segment.dat | positive=1 | - | multiclass (7); binary: class 1 vs rest
+texture | keel/texture.dat | positive=2 | - | multiclass (11); binary: class 2 vs rest
+vowel | keel/vowel.dat | positive=0 | - | multiclass (11); binary: class 0 vs rest
+vehicle | keel/vehicle.dat | positive=van | - | multiclass (4); binary: van vs rest
 breast-cancer-wisconsin | uci/breast-cancer-wisconsin.csv | positive=4 | - \
   | no id column in this copy (10 fields); malignant (4) -> +1; 16 incomplete rows dropped
 ecoli-uci | uci/ecoli.csv | positive=im | - | im vs rest (as KEEL ecoli1)
