@@ -16,7 +16,7 @@ statistics (:data:`BOUND_ARGUMENTS`; a bound without an entry there is reported,
 float32 and in float64 (``jax_enable_x64`` and float64 inputs); ``certify.certify(result, H, y)``
 with the default bounds, ``result`` a 6-round CB-Boost (breast cancer, ``voters.fit_stumps(X,
 10)``, ``voters.votes``: ``H`` is 569 x 300); each learner of ``solvers.LEARNERS`` on that ``H``
-(small settings, :data:`LEARNER_EXAMPLES`) and the greedy ones over ``voters.stump_search(X)``;
+(small settings, :data:`EXAMPLES`) and the greedy ones over ``voters.stump_search(X)``;
 ``solvers.minimize_bound`` (30 steps) for each bound of ``certify.BOUNDS`` it accepts (a
 refusal is reported); ``sweep.grid(solvers.mincq, H, y, mu=<15 values>)``; the ``pacbound demo``
 console command (the entry point the checkout's ``pyproject.toml`` declares, whole process).
@@ -46,6 +46,8 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+
+from learner_examples import EXAMPLES, GREEDY
 
 # this file is also the children's code: nothing above imports JAX or pacbound, so that the
 # ``import pacbound`` item is timed from a bare interpreter
@@ -117,36 +119,6 @@ BOUND_ARGUMENTS: dict[str, dict] = {
     "xi": {"m": 500},
 }
 
-# learner name -> (hyperparameters, options) of a small run (as benchmarks/device_check.py and
-# tests/test_protocol.py); "unlabeled" stands for H[:10]
-LEARNER_EXAMPLES: dict[str, tuple[tuple, dict]] = {
-    "mincq": ((0.05,), {}),
-    "tmincq": ((0.05,), {"H_unlabeled": "unlabeled"}),
-    "cqboost": ((0.05,), {"max_columns": 6}),
-    "lpboost": ((1.0,), {"max_columns": 6}),
-    "cgboost": ((1.0,), {"max_columns": 6}),
-    "mdboost": ((10.0,), {"max_columns": 6}),
-    "cbboost": ((6,), {}),
-    "gbcbboost": ((6,), {}),
-    "adaboost": ((6,), {}),
-    "vebboost": ((0.5, 6), {}),
-    "kl_coordinate_descent": ((1.0, 0.5), {"max_iter": 50}),
-    "kl_ql": ((1.0, 0.5), {"max_iter": 50}),
-    "kl_el": ((1.0, 0.5), {"max_iter": 50}),
-    "minimize_bound": (("seeger",), {"max_iter": 30}),
-    "minimize_dirichlet_bound": (("seeger",), {"max_iter": 30}),
-}
-# the learners that search a Voters family matrix-free (pacbound.solvers' docstring)
-GREEDY = (
-    "cbboost",
-    "gbcbboost",
-    "adaboost",
-    "vebboost",
-    "cqboost",
-    "lpboost",
-    "cgboost",
-    "mdboost",
-)
 GRID_MUS = [round(0.01 + 0.019 * k, 3) for k in range(15)]  # 0.01 ... 0.276 < max mu 0.319
 QUICK_BOUNDS = ("seeger", "pac_bound_2", "tnd_kl")
 
@@ -187,7 +159,7 @@ def _bound_call(spec, pb):
 def _learner_call(spec, pb, np):
     X, y, H = _problem(np, pb.datasets, pb.voters)
     name, family = spec["name"], spec["family"]
-    hyper, options = LEARNER_EXAMPLES[name]
+    hyper, options = EXAMPLES[name]
     options = {k: (H[:10] if v == "unlabeled" else v) for k, v in options.items()}
     fn = pb.solvers.LEARNERS.get(name)
     if hasattr(pb.solvers, f"{name}_stumps"):  # a checkout before one protocol: it called
@@ -363,7 +335,7 @@ def items(names: dict, quick: bool) -> tuple[list[dict], list[str]]:
     """The items (specs with a label and a group) and the bounds without arguments here."""
     bound_names = [n for n in names["bounds"] if n in BOUND_ARGUMENTS]
     lacking = [n for n in names["bounds"] if n not in BOUND_ARGUMENTS]
-    learners = [n for n in names["learners"] if n in LEARNER_EXAMPLES]
+    learners = [n for n in names["learners"] if n in EXAMPLES]
     registry = list(names["registry"])
     if quick:
         bound_names = [n for n in bound_names if n in QUICK_BOUNDS]

@@ -48,6 +48,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from common import median_time, print_table, write_json
+from learner_examples import EXAMPLES, GREEDY
 
 from pacbound import bounds, datasets, kl, solvers, sweep, voters
 from pacbound._src import loss_statistics
@@ -483,25 +484,6 @@ def check_bounds(sizes: dict, dry_run: bool) -> dict:
 
 # ------------------------------------------------------------------ 2. jit == vmap
 
-# learner name -> (hyperparameters, static options) of a small run (as tests/test_protocol.py);
-# a learner added to the registry without an entry here is reported, not run
-EXAMPLES = {
-    "mincq": ((0.05,), {}),
-    "tmincq": ((0.05,), {"H_unlabeled": "unlabeled"}),
-    "cqboost": ((0.05,), {"max_columns": 6}),
-    "lpboost": ((1.0,), {"max_columns": 6}),
-    "cgboost": ((1.0,), {"max_columns": 6}),
-    "mdboost": ((10.0,), {"max_columns": 6}),
-    "cbboost": ((6,), {}),
-    "gbcbboost": ((6,), {}),
-    "adaboost": ((6,), {}),
-    "vebboost": ((0.5, 6), {}),
-    "kl_coordinate_descent": ((1.0, 0.5), {"max_iter": 50}),
-    "kl_ql": ((1.0, 0.5), {"max_iter": 50}),
-    "kl_el": ((1.0, 0.5), {"max_iter": 50}),
-    "minimize_bound": (("seeger",), {"max_iter": 30}),
-    "minimize_dirichlet_bound": (("seeger",), {"max_iter": 30}),
-}
 # the dry run checks the first of these that is registered (MinCq compiles in the timings;
 # each learner's jit and vmap take 10-50 s to compile on a 2-core CPU)
 DRY_LEARNERS = ("cbboost_stumps", "cbboost")
@@ -514,12 +496,6 @@ def stump_problem(rows: int | None, thresholds: int):
     H = np.asarray(voters.votes(voters.fit_stumps(X, n_thresholds=thresholds), X))
     masks = np.stack([np.arange(len(y)) % 3 != k for k in range(2)]).astype(np.float32)
     return X, y, H, masks
-
-
-# the learners that search a Voters family matrix-free: "<name>_stumps" runs one over the
-# exact stump search
-GREEDY = ("cbboost", "gbcbboost", "adaboost", "vebboost", "cqboost", "lpboost", "cgboost",
-          "mdboost")  # fmt: skip
 
 
 def takes_search(name: str) -> bool:
