@@ -234,6 +234,17 @@ def complemented_posterior(masses: jax.Array) -> jax.Array:
     return jnp.where(total > 0, masses / jnp.where(total > 0, total, 1), uniform)
 
 
+def variant(fn: Callable, name: str, doc: str, **fixed: Any) -> Callable:
+    """``functools.partial(fn, **fixed)`` named ``name``, with docstring ``doc``: a variant of
+    a learner is an option of it, never a second implementation (as optax's ``nadam`` is
+    ``adam`` with ``nesterov=True``); :func:`traits` reads ``fn``'s declaration through it."""
+    alias = functools.partial(fn, **fixed)
+    alias.__name__ = alias.__qualname__ = name  # type: ignore[attr-defined]
+    alias.__module__ = fn.__module__
+    alias.__doc__ = doc
+    return alias
+
+
 class LearnerTraits(NamedTuple):
     """What a learner declared (:func:`learner`); every field ``None`` / empty when it did not.
 

@@ -40,7 +40,7 @@ from pacbound._src.learning.boosting import (
     rounds_result,
 )
 from pacbound._src.learning.cbboost_step import DirectionStep, boost_rounds, one_direction_step
-from pacbound._src.protocol import LearnerResult, learner
+from pacbound._src.protocol import LearnerResult, learner, variant
 from pacbound._src.validation import check_scalar
 
 __all__ = [
@@ -203,11 +203,11 @@ def cbboost(
     return _cbboost(voters, y, sample_weight, int(n_rounds), allow_reselect, tol, bool(steepest))
 
 
-gbcbboost = functools.partial(cbboost, steepest=True)
-gbcbboost.__name__ = gbcbboost.__qualname__ = "gbcbboost"  # type: ignore[attr-defined]
-gbcbboost.__module__ = __name__
-gbcbboost.__doc__ = """GB-CB-Boost (bauvin2020 §3.2): ``cbboost(voters, y, n_rounds,
-steepest=True)``.
+gbcbboost = variant(
+    cbboost,
+    "gbcbboost",
+    steepest=True,
+    doc="""GB-CB-Boost (bauvin2020 §3.2): :func:`cbboost` with ``steepest=True``.
 
     Each round takes the steepest coordinate ``argmax_k -dC/dalpha_k`` among the directions
     where Theorem 3 applies, then Theorem 3's step; the arguments, result and stopping rule of
@@ -219,6 +219,7 @@ steepest=True)``.
       >>> r = gbcbboost(H, jnp.array([1., 1., -1., -1.]), 3)
       >>> round(float(r.objective), 4), int(r.steps)
       (0.25, 3)
-    """
+    """,
+)
 
 __test__ = {"gbcbboost": gbcbboost.__doc__}  # a partial: doctest finds its example here

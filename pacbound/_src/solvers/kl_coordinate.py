@@ -28,7 +28,7 @@ The reported bound is Theorem 3.2 at ``C' = 2 c_a k_bar C``: it equals a constan
 from __future__ import annotations
 
 import functools
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -43,7 +43,7 @@ from pacbound._src.learning.coordinate_step import (
     loss_slope,
     loss_slope_coefficients,
 )
-from pacbound._src.protocol import LearnerResult, learner_status, votes_matrix
+from pacbound._src.protocol import LearnerResult, learner_status, variant, votes_matrix
 from pacbound._src.validation import (
     check_delta,
     check_labels,
@@ -293,20 +293,13 @@ def kl_coordinate_descent(
                   loss, relaxation, int(max_iter), shuffle)  # fmt: skip
 
 
-def kl_ql(
-    voters: ArrayLike,
-    y: ArrayLike,
-    C: ArrayLike,
-    gamma: ArrayLike,
-    *,
-    relaxation: str = "kl",
-    sample_weight: ArrayLike | None = None,
-    key: jax.Array | None = None,
-    tol: ArrayLike = 1e-6,
-    max_iter: int = 1000,
-    delta: ArrayLike = 0.05,
-) -> LearnerResult:
-    """KL-QL: :func:`kl_coordinate_descent` with the quadratic loss (germain2009 eq. 7).
+kl_ql = variant(
+    kl_coordinate_descent,
+    "kl_ql",
+    loss="quadratic",
+    doc="""KL-QL:
+    :func:`kl_coordinate_descent` with the quadratic loss (germain2009 eq. 7):
+    ``kl_coordinate_descent(voters, y, C, gamma, loss="quadratic", ...)``.
 
     Example:
       >>> import jax.numpy as jnp
@@ -315,29 +308,16 @@ def kl_ql(
       >>> r = kl_ql(H, y, 1.0, 0.5, max_iter=20)
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
-    """
-    H = votes_matrix(voters, "kl_ql")
-    options: dict[str, Any] = dict(
-        sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
-    )
-    options.update(loss="quadratic", relaxation=relaxation)
-    return kl_coordinate_descent(H, y, C, gamma, **options)
+    """,
+)
 
-
-def kl_el(
-    voters: ArrayLike,
-    y: ArrayLike,
-    C: ArrayLike,
-    gamma: ArrayLike,
-    *,
-    relaxation: str = "kl",
-    sample_weight: ArrayLike | None = None,
-    key: jax.Array | None = None,
-    tol: ArrayLike = 1e-6,
-    max_iter: int = 1000,
-    delta: ArrayLike = 0.05,
-) -> LearnerResult:
-    """KL-EL: :func:`kl_coordinate_descent` with the exponential loss (germain2009 eq. 10).
+kl_el = variant(
+    kl_coordinate_descent,
+    "kl_el",
+    loss="exponential",
+    doc="""KL-EL:
+    :func:`kl_coordinate_descent` with the exponential loss (germain2009 eq. 10):
+    ``kl_coordinate_descent(voters, y, C, gamma, loss="exponential", ...)``.
 
     Example:
       >>> import jax.numpy as jnp
@@ -346,14 +326,9 @@ def kl_el(
       >>> r = kl_el(H, y, 1.0, 0.5, max_iter=20)
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
-    """
-    H = votes_matrix(voters, "kl_el")
-    options: dict[str, Any] = dict(
-        sample_weight=sample_weight, key=key, tol=tol, max_iter=max_iter, delta=delta
-    )
-    return kl_coordinate_descent(
-        H, y, C, gamma, loss="exponential", relaxation=relaxation, **options
-    )
+    """,
+)
+__test__ = {"kl_ql": kl_ql.__doc__, "kl_el": kl_el.__doc__}  # partials: doctest finds them here
 
 
 @functools.partial(jax.jit, static_argnames=("loss", "relaxation"))
