@@ -1,10 +1,13 @@
 """Every public function's docstring example runs, with its output, as a doctest.
 
-The public functions are the callables a module of ``pacbound`` lists in its ``__all__`` and
-defines itself (re-exports are checked where they are defined; result and info ``NamedTuple``
-classes are data, not functions). Each must have an example (a ``>>>`` line) and no example
-may be skipped. The examples run in float32, JAX's default and our users' (the rest of the
-suite runs with ``jax_enable_x64`` on), each module's examples in a copy of its namespace.
+The checked functions are the callables a public module of ``pacbound`` (the top level and
+its faces) lists in its ``__all__``, wherever in pacbound they are defined, and those a private
+module of ``pacbound._src`` defines itself and lists in its ``__all__`` (without one: every
+name it does not underscore; the command's module is checked by running the command). Result
+and info ``NamedTuple`` classes are data, not functions. Each must have an example (a ``>>>``
+line) and no example may be skipped. The examples run in float32, JAX's default and our
+users' (the rest of the suite runs with ``jax_enable_x64`` on), each module's examples in a
+copy of its namespace.
 """
 
 import doctest
@@ -18,6 +21,7 @@ import pytest
 import pacbound
 
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+COMMAND = "pacbound._src.apps.cli"  # the command's parts: test_cli runs them as users do
 
 
 def _public_modules() -> list[str]:
@@ -31,14 +35,19 @@ def _public_modules() -> list[str]:
 MODULES = _public_modules()
 
 
-def _own_public_functions(module) -> dict[str, object]:
+def _public_functions(module) -> dict[str, object]:
     functions = {}
-    for name in getattr(module, "__all__", ()):
+    private = "._src" in module.__name__  # its own names; a face's re-exports are public
+    names = getattr(module, "__all__", None)
+    if names is None and module.__name__ != COMMAND:  # without a list: every plain name
+        names = [name for name in vars(module) if not name.startswith("_")]
+    for name in names or ():
         obj = getattr(module, name)
         if inspect.isclass(obj) or not callable(obj):
             continue
         target = inspect.unwrap(obj)
-        if getattr(target, "__module__", None) == module.__name__:
+        home = getattr(target, "__module__", None) or ""
+        if home == module.__name__ or (not private and home.startswith("pacbound")):
             functions[name] = target
     return functions
 
@@ -51,7 +60,7 @@ def test_every_public_function_has_an_example():
     missing = [
         f"{module_name}.{name}"
         for module_name in MODULES
-        for name, function in _own_public_functions(importlib.import_module(module_name)).items()
+        for name, function in _public_functions(importlib.import_module(module_name)).items()
         if ">>>" not in _docstring(function)
     ]
     assert missing == [], f"{len(missing)} public functions without an example:\n" + "\n".join(

@@ -45,14 +45,6 @@ from pacbound._src.kl import (
 from pacbound._src.margins import margin_moments
 from pacbound._src.validation import FINITE, HALF, NONNEGATIVE, SIGNED, UNIT, domains
 
-__all__ = [
-    "cbound",
-    "cbound_from_risk",
-    "cbound_trinomial_sup",
-    "cbound_upper",
-    "empirical_cbound",
-]
-
 
 @domains(mu1=SIGNED, mu2=UNIT)
 def cbound(mu1: ArrayLike, mu2: ArrayLike) -> jax.Array:

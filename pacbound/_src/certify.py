@@ -76,31 +76,6 @@ from pacbound._src.kl import kl_divergence
 from pacbound._src.protocol import Family, LearnerResult
 from pacbound._src.validation import check_delta, check_labels, check_votes, is_concrete
 
-__all__ = [
-    "BOUNDS",
-    "DEFAULT_BOUNDS",
-    "DEFAULT_STOCHASTIC_BOUNDS",
-    "STOCHASTIC_BOUNDS",
-    "Bound",
-    "BoundSpec",
-    "Certificate",
-    "StochasticStatistics",
-    "VoteStatistics",
-    "as_bound",
-    "bound_value",
-    "catoni_bound",
-    "ccpbb_bound",
-    "certified_value",
-    "certify",
-    "certify_margins",
-    "check_certificate_mask",
-    "general_loss_bound",
-    "is_quasi_uniform",
-    "register_bound",
-    "split_kl_bound",
-    "vote_statistics",
-]
-
 
 # ------------------------------------------------------------------------ the statistics
 class VoteStatistics(NamedTuple):

@@ -21,15 +21,6 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-__all__ = [
-    "disagreement",
-    "gibbs_risk",
-    "joint_error",
-    "majority_vote_risk",
-    "margin_moments",
-    "margins",
-]
-
 
 def _vote(H: ArrayLike, q: ArrayLike) -> jax.Array:
     """Weighted vote ``H @ q``, accumulated in ``q``'s float dtype (H may be int8 or bf16)."""

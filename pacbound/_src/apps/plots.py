@@ -24,15 +24,6 @@ import numpy as np
 
 from pacbound._src.learning.candidates import split_index
 
-__all__ = [
-    "plot_bound_vs_delta",
-    "plot_compare",
-    "plot_risk_vs_mu",
-    "plot_rounds",
-    "prefix_risks",
-    "save",
-]
-
 
 def _pyplot():
     try:

@@ -34,22 +34,6 @@ from pacbound import solvers
 from pacbound._src.estimators.base import MajorityVoteClassifier
 from pacbound._src.learning.candidates import split_index
 
-__all__ = [
-    "ESTIMATORS",
-    "AdaBoostClassifier",
-    "BoundMinimizerClassifier",
-    "CBBoostClassifier",
-    "CGBoostClassifier",
-    "CqBoostClassifier",
-    "GBCBBoostClassifier",
-    "KLBoostClassifier",
-    "LPBoostClassifier",
-    "MDBoostClassifier",
-    "MajorityVoteClassifier",
-    "MinCqClassifier",
-    "VEBBoostClassifier",
-]
-
 
 # ------------------------------------------------------------ the C-bound learners
 class MinCqClassifier(MajorityVoteClassifier):

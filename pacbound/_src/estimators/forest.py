@@ -32,18 +32,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from pacbound._src import ensemble_bounds as eb
 from pacbound._src.datasets.loaders import stratified_split
-from pacbound._src.ensemble_bounds import (
-    BOUNDS,
-    MU_GRID,
-    EnsembleCertificate,
-    EnsembleReport,
-    EnsembleStatistics,
-    certify_ensemble,
-    ensemble_report,
-    ensemble_statistics,
-    optimize_posterior,
-)
 from pacbound._src.estimators.base import json_scalar, loadable_array
 from pacbound._src.loss_statistics import LossStatistics
 from pacbound._src.validation import check_delta, check_positive_int
@@ -58,7 +48,7 @@ __all__ = ["ENSEMBLES", "ForestClassifier", "make_ensemble"]
 
 ENSEMBLES = ("rf", "extra", "bagging")
 _FORMAT = "pacbound.forest/1"
-_OBJECTIVES = ("uniform", *BOUNDS)
+_OBJECTIVES = ("uniform", *eb.BOUNDS)
 
 
 def make_ensemble(
@@ -134,7 +124,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"oob must be True or a held-out fraction in (0, 1); got {self.oob!r}")
 
     def _grid(self) -> np.ndarray:
-        return MU_GRID if self.mu_grid is None else np.asarray(self.mu_grid, np.float64)
+        return eb.MU_GRID if self.mu_grid is None else np.asarray(self.mu_grid, np.float64)
 
     def fit(self, X, y, X_unlabeled=None):
         """Train the forest on ``(X, y)`` (labels of any number of classes), compute the loss
@@ -185,19 +175,19 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if held_out is None:
             voters = ensemble_voters(self.forest_, X[train], y[train])
-            return ensemble_statistics(
+            return eb.ensemble_statistics(
                 voters.predictions, voters.labels, n_classes, mask=voters.oob_mask,
                 unlabeled=unlabeled,
             )  # fmt: skip
         predictions = ensemble_predictions(self.forest_, X[held_out])
         labels = class_indices(y[held_out], self.classes_)
-        return ensemble_statistics(predictions, labels, n_classes, unlabeled=unlabeled)
+        return eb.ensemble_statistics(predictions, labels, n_classes, unlabeled=unlabeled)
 
     def _posterior(self) -> np.ndarray:
         n = self.statistics_.stats.risks.shape[0]
         if self.objective == "uniform":
             return np.full(n, 1.0 / n)
-        result = optimize_posterior(
+        result = eb.optimize_posterior(
             self.statistics_, self.objective, delta=self.delta, mu_grid=self._grid(),
             steps=self.max_iter,
         )  # fmt: skip
@@ -219,7 +209,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(shares, axis=1)]
 
     # ---------------------------------------------------------------- certificates
-    def certificate(self, delta=None, bounds=None, rho=None) -> EnsembleCertificate:
+    def certificate(self, delta=None, bounds=None, rho=None) -> eb.EnsembleCertificate:
         """Every bound of ``bounds`` (default all available) on the risk of the vote, a tie
         counting as an error: :func:`pacbound.ensembles.certify_ensemble` at ``rho``
         (default ``rho_``; any distribution over the trees may be certified), each holding
@@ -228,7 +218,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         delta = self.delta if delta is None else delta
         rho = self.rho_ if rho is None else rho
-        return certify_ensemble(
+        return eb.certify_ensemble(
             self.statistics_, rho, delta=delta, bounds=bounds, mu_grid=self._grid()
         )
 
@@ -238,7 +228,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         kind = kind or (self.objective if self.objective != "uniform" else "tnd")
         return self.certificate(delta, [kind], rho).bounds[kind]
 
-    def report(self, X_test=None, y_test=None, objectives=None) -> EnsembleReport:
+    def report(self, X_test=None, y_test=None, objectives=None) -> eb.EnsembleReport:
         """The uniform posterior and each bound's minimizer on the fitted statistics, every one
         certified by every bound, with its test risk on ``(X_test, y_test)``
         (:func:`pacbound.ensembles.ensemble_report`)."""
@@ -248,7 +238,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
             X_test = validate_data(self, X_test, reset=False)
             predictions = ensemble_predictions(self.forest_, X_test)
             test = (predictions, class_indices(y_test, self.classes_))
-        return ensemble_report(
+        return eb.ensemble_report(
             self.statistics_, delta=self.delta, objectives=objectives, test=test,
             mu_grid=self._grid(), steps=self.max_iter,
         )  # fmt: skip
@@ -316,7 +306,7 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
         )  # fmt: skip
         out.n_iter_ = meta["n_iter"]
         stats = LossStatistics(**{f: arrays[f"stats.{f}"] for f in LossStatistics._fields})
-        out.statistics_ = EnsembleStatistics(
+        out.statistics_ = eb.EnsembleStatistics(
             stats, meta["n"], meta["n2"], meta["n_classes"], arrays.get("disagreement"),
             meta["m_unlabeled"],
         )  # fmt: skip
