@@ -12,17 +12,19 @@ import pytest
 from pacbound._src.numerics import golden_section_argmax, lambert_w
 from pacbound._src.special import stirling_remainder
 
-mpmath.mp.dps = 60
+DPS = 60  # each reference sets it locally: other modules' settings never reach it
 
 
 def stirling_ref(x):
-    x = mpmath.mpf(x)
-    log_factorial = mpmath.loggamma(x + 1)
-    return float(log_factorial - (x + 0.5) * mpmath.log(x) + x - mpmath.log(2 * mpmath.pi) / 2)
+    with mpmath.workdps(DPS):
+        x = mpmath.mpf(x)
+        log_factorial = mpmath.loggamma(x + 1)
+        return float(log_factorial - (x + 0.5) * mpmath.log(x) + x - mpmath.log(2 * mpmath.pi) / 2)
 
 
 def lambert_ref(x, branch):
-    return float(mpmath.lambertw(mpmath.mpf(x), branch).real)
+    with mpmath.workdps(DPS):
+        return float(mpmath.lambertw(mpmath.mpf(x), branch).real)
 
 
 STIRLING_POINTS = [0.5, 1.0, 2.0, 7.0, 14.999, 15.0, 15.001, 40.0, 1e3, 1e6, 2.0**24, 1e12]

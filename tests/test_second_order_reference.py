@@ -468,9 +468,9 @@ def test_binomial_tail_inversion_inverts_the_tail(n, frac, delta):
     [(0, 10, 0.05), (3, 20, 0.1), (7, 40, 0.01), (19, 20, 0.3), (3, 50, 1e-9), (0, 3000, 0.99),
      (2, 3000, 0.9), (500, 1000, 1e-12), (999, 1000, 1e-6)],
 )  # fmt: skip
+@mpmath.workdps(50)  # locally: the other modules' references keep their own precision
 def test_binomial_tail_inversion_against_mpmath(k, n, delta):
     """Bisection at 50 digits on Bin(n, k, p) = 1 - I_p(k+1, n-k) (mpmath), to 1e-15 relative."""
-    mpmath.mp.dps = 50
 
     def tail(p):
         return mpmath.betainc(k + 1, n - k, p, 1, regularized=True)
