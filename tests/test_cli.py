@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -15,27 +16,49 @@ from pacbound._src.apps.cli import COLUMNS, DEMO_SETTINGS, build_parser, main
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "pacbound", *args],
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=600,
     )  # fmt: skip
 
 
-def test_demo_prints_the_table():
-    out = _run("demo", "--learners", "cbboost,adaboost", "--stumps", "2")
+def test_demo_prints_the_table_and_what_it_compiled(tmp_path):
+    # a cache folder of its own: the first run compiles, the second reads the cache
+    cache = {"PACBOUND_COMPILATION_CACHE_DIR": str(tmp_path / "cache")}
+    out = _run("demo", "--learners", "mincq,cbboost,adaboost", "--stumps", "2", env=cache)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].startswith("breast_cancer") and "284 training / 285 test" in lines[0]
     assert lines[1].split()[0] == "learner" and "PAC-Bound" in lines[1]
-    rows = {line.split()[0]: line.split()[1:] for line in lines[2:4]}
-    assert set(rows) == {"cbboost", "adaboost"}
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:5]}
+    assert set(rows) == {"mincq", "cbboost", "adaboost"}
     for cells in rows.values():
-        test_risk, train_risk, cbound, roy, pb2, best = map(float, cells[:6])
+        test_risk, train_risk, cbound, roy, pb2, best = (float(c.rstrip("*")) for c in cells[:6])
         assert 0 <= test_risk < 0.2 and train_risk <= cbound <= min(roy, 1.0) + 1e-9
         assert train_risk <= pb2 <= 1.0 and min(roy, pb2) <= best <= 1.0  # best: at delta / 2
-    assert lines[4].startswith("done in")
+        assert all(c.endswith("*") == (float(c.rstrip("*")) == 1.0) for c in cells[3:6])
+    # MinCq's mu = 0.05 fixes its mean margin: vacuous at m = 284, said under the table
+    assert rows["mincq"][3:6] == ["1.0000*"] * 3
+    assert lines[5].startswith("* vacuous (1, the trivial bound): at m = 284 training examples")
+    assert "mincq mu1 0.050 vs " in lines[5]
+    assert lines[5].endswith("Informative here: cbboost, adaboost")
+    done = r"done in [\d.]+ s: (\d+) programs compiled, (\d+) read from the compilation cache"
+    first = re.fullmatch(done, lines[6])
+    assert first and int(first[1]) > 0, lines[6]
+    again = _run("demo", "--learners", "mincq,cbboost,adaboost", "--stumps", "2", env=cache)
+    second = re.fullmatch(done, again.stdout.splitlines()[6])  # what took >= 0.1 s is kept
+    assert second and int(second[2]) > 0 and int(second[1]) < int(first[1]), again.stdout
+
+
+def test_datasets_lists_the_names():
+    out = _run("datasets")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "bundled with scikit-learn (offline): breast_cancer, digits, iris, wine"
+    assert lines[1].startswith("registered (the papers' sets;")
+    assert {line.split()[0] for line in lines[2:-1]} >= {"sonar", "letter", "mnist", "twonorm"}
 
 
 def test_compare_on_a_csv_file_writes_json(tmp_path):
@@ -75,7 +98,11 @@ def test_bad_input_in_a_subprocess_exits_2_with_one_line():
         (["demo", "--delta", "abc"], "argument --delta: invalid float value: 'abc'"),
         (["demo", "--learners", "mincq,xgboost"], "unknown learners ['xgboost']"),
         (["demo", "--stumps", "0"], "--stumps must be >= 1"),
-        (["compare", "--data", "no_such_set"], "unknown dataset 'no_such_set'"),
+        (
+            ["compare", "--data", "no_such_set"],
+            "unknown dataset 'no_such_set': not bundled, not registered and not a file "
+            "(`pacbound datasets` lists the names)",
+        ),
         (["compare", "--data", "breast_cancer", "--unknown"], "unrecognized arguments"),
         (["demo", "--json", "/nonexistent/dir/out.json"], "does not exist"),  # before fitting
     ],

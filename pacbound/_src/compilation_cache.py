@@ -15,12 +15,21 @@ Library functions never call it on import: only the ``pacbound`` command and the
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import jax
+from jax import monitoring
 
-__all__ = ["cache_directory", "enable_compilation_cache"]
+__all__ = ["Compilations", "cache_directory", "counting_compilations", "enable_compilation_cache"]
+
+# JAX's monitoring events: an executable requested (compiled, or read from the persistent
+# cache), and one read from the cache
+_COMPILED = "/jax/core/compile/backend_compile_duration"
+_FROM_CACHE = "/jax/compilation_cache/cache_hits"
 
 
 def cache_directory() -> Path:
@@ -68,3 +77,75 @@ def enable_compilation_cache() -> Path | None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     return folder
+
+
+@dataclasses.dataclass
+class Compilations:
+    """How many programs XLA compiled (``compiled``) and how many the persistent cache served
+    (``from_cache``) while :func:`counting_compilations` was open; programs already compiled
+    in this process count in neither (they are reused in memory). JAX times every request for
+    an executable, read from the cache or compiled, under one event (``requests``)."""
+
+    requests: int = 0
+    from_cache: int = 0
+
+    @property
+    def compiled(self) -> int:
+        """The requests the cache did not serve: programs XLA compiled."""
+        return self.requests - self.from_cache
+
+    def summary(self) -> str:
+        """One phrase for the command's last line.
+
+        Example:
+          >>> Compilations(requests=43, from_cache=40).summary()
+          '3 programs compiled, 40 read from the compilation cache'
+          >>> Compilations(requests=12, from_cache=12).summary()
+          'nothing compiled: 12 programs read from the compilation cache'
+        """
+        cached = f"{self.from_cache} read from the compilation cache"
+        if self.compiled == 0 and self.from_cache:
+            return f"nothing compiled: {self.from_cache} programs read from the compilation cache"
+        return f"{self.compiled} program{'' if self.compiled == 1 else 's'} compiled, {cached}"
+
+
+_OPEN: list[Compilations] = []
+
+
+def _on_duration(event: str, duration_secs: float, **kwargs: str | int) -> None:
+    if event == _COMPILED:
+        for counts in _OPEN:
+            counts.requests += 1
+
+
+def _on_event(event: str, **kwargs: str | int) -> None:
+    if event == _FROM_CACHE:
+        for counts in _OPEN:
+            counts.from_cache += 1
+
+
+_LISTENING: list[bool] = []
+
+
+@contextlib.contextmanager
+def counting_compilations() -> Iterator[Compilations]:
+    """Count the programs compiled and those read from the persistent cache inside the block,
+    from JAX's monitoring events.
+
+    Example:
+      >>> import jax, numpy as np
+      >>> with counting_compilations() as counts:
+      ...     _ = jax.jit(lambda x: x * 3 + 1)(np.arange(5.0))
+      >>> counts.compiled + counts.from_cache  # one new program: compiled, or read from disk
+      1
+    """
+    if not _LISTENING:  # JAX keeps its listeners for the process: register them once
+        monitoring.register_event_duration_secs_listener(_on_duration)
+        monitoring.register_event_listener(_on_event)
+        _LISTENING.append(True)
+    counts = Compilations()
+    _OPEN.append(counts)
+    try:
+        yield counts
+    finally:
+        _OPEN.remove(counts)

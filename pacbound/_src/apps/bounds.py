@@ -26,16 +26,22 @@ __all__ = ["bounds_report", "format_bounds_table", "register", "run_bounds"]
 _ENSEMBLE_NAMES = {"rf": "random forest", "extra": "extra-trees", "bagging": "bagging"}
 _COLUMNS = ("test_risk", "first_order", "tnd", "cctnd", "ccpbb", "split_kl", "best", "kl")
 _HEADERS = {"test_risk": "test risk", "first_order": "first order", "kl": "KL"}
+_OBJECTIVES = tuple(b for b in BOUNDS if b != "dis")  # DIS needs unlabeled inputs
 
 
 def _objectives(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
     names = tuple(n.strip() for n in text.split(",") if n.strip())
-    allowed = tuple(b for b in BOUNDS if b != "dis")  # no unlabeled inputs here
-    unknown = sorted(set(names) - set(allowed))
+    if "dis" in names:
+        raise ValueError(
+            "--objectives dis: the DIS bound needs unlabeled inputs, which this command does "
+            "not take; give them in Python: ForestClassifier(objective='dis').fit(X, y, "
+            "X_unlabeled=U) (pacbound.estimators), binary labels only"
+        )
+    unknown = sorted(set(names) - set(_OBJECTIVES))
     if unknown or not names:
-        raise ValueError(f"unknown objectives {unknown}; choose among {','.join(allowed)}")
+        raise ValueError(f"unknown objectives {unknown}; choose among {','.join(_OBJECTIVES)}")
     return names
 
 
@@ -81,7 +87,7 @@ def bounds_report(args: argparse.Namespace) -> dict:
       >>> bounds_report(args)
       Traceback (most recent call last):
       ...
-      ValueError: unknown dataset 'no_such_set': not bundled (...) and not a file
+      ValueError: unknown dataset 'no_such_set': not bundled, not registered and not a file ...
     """
     try:
         from pacbound._src.estimators.forest import ForestClassifier
@@ -197,7 +203,11 @@ def register(commands) -> None:
         "--holdout", type=float, metavar="FRACTION",
         help="bound on this fraction of the training part (default: out of bag)",
     )  # fmt: skip
-    p.add_argument("--objectives", help="comma-separated bounds to minimize (default: all)")
+    p.add_argument(
+        "--objectives", metavar="A,B",
+        help=f"comma-separated bounds to minimize (default: {','.join(_OBJECTIVES)}, every "
+        "bound but dis, which needs unlabeled inputs)",
+    )  # fmt: skip
     p.add_argument("--steps", type=int, default=1000, help="optimizer steps per minimization")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the forest")
     p.add_argument("--json", metavar="FILE", help="write the table as JSON")

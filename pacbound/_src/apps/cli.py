@@ -12,6 +12,8 @@
 * ``pacbound bounds --data NAME|PATH [--ensemble rf --trees 100]``: a forest's every
   second-order bound, uniform and optimized posteriors, with test risks
   (:mod:`pacbound._src.apps.bounds`).
+* ``pacbound datasets``: the names ``--data`` takes: scikit-learn's bundled sets and the
+  registered papers' sets, each with whether its file is under ``$PACBOUND_DATA``.
 
 Bad arguments or input end with a one-line message on stderr and exit status 2. A subcommand
 is added by one ``register(commands)`` function appended to :data:`SUBCOMMANDS`.
@@ -20,6 +22,8 @@ is added by one ``register(commands)`` function appended to :data:`SUBCOMMANDS`.
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 from collections.abc import Callable
 
@@ -27,8 +31,11 @@ from pacbound import __version__, datasets
 from pacbound._src.apps.bounds import register as register_bounds
 from pacbound._src.apps.report import run_report
 from pacbound._src.apps.reproduce.command import register as register_reproduce
+from pacbound._src.bounds import xi
 from pacbound._src.cbound import cbound
 from pacbound._src.compilation_cache import enable_compilation_cache
+from pacbound._src.datasets.loaders import _BUNDLED
+from pacbound._src.datasets.registry import REGISTRY
 
 # fixed, sensible hyperparameters of each learner in the demo (no cross-validation)
 DEMO_SETTINGS: dict[str, dict] = {
@@ -85,6 +92,8 @@ def _row(name: str, clf, split, delta: float) -> dict:
         "best_bound": float(certificate.best[1]),
         "n_voters": clf.n_voters_,
         "fit_time_s": clf.fit_time_,
+        "mu1": s.mu1,
+        "kl": s.kl,
     }
 
 
@@ -111,8 +120,38 @@ def compare_learners(args: argparse.Namespace) -> dict:
     }  # fmt: skip
 
 
+_VACUOUS = 1.0 - 5e-5  # prints as 1.0000: the trivial bound
+
+
+def _vacuous_note(report: dict) -> str | None:
+    """One line on the rows whose bounds are 1: each vote's mean margin ``mu1`` against what the
+    bounds take from it at this ``m`` (roy2016's deviation of ``mu1``, PAC-Bound 2's kl radius),
+    and the learners whose bounds say something."""
+    rows = report["results"]
+    vacuous = [r for r in rows if any(r[b] >= _VACUOUS for b in TABLE_BOUNDS)]
+    if not vacuous:
+        return None
+    m, delta = report["train"], report["delta"]
+    roy = math.log(4.0 * math.sqrt(m) / delta)  # roy2016 Thm 2 at delta / 2
+    pb2 = math.log((float(xi(m)) + m) / delta)
+    each = "; ".join(
+        f"{r['learner']} mu1 {r['mu1']:.3f} vs {math.sqrt(2.0 * (r['kl'] + roy) / m):.3f} "
+        f"and {(2.0 * r['kl'] + pb2) / m:.3f}"
+        for r in vacuous
+    )
+    useful = [r["learner"] for r in rows if r["best_bound"] < _VACUOUS]
+    return (
+        f"* vacuous (1, the trivial bound): at m = {m} training examples these votes' mean "
+        f"margin mu1 is too small for what the bounds take from it, roy2016's deviation "
+        f"sqrt(2 (KL + ln(4 sqrt(m) / delta)) / m) and PAC-Bound 2's kl radius "
+        f"(2 KL + ln((xi(m) + m) / delta)) / m: {each}. Informative here: "
+        f"{', '.join(useful) if useful else 'none (a larger sample or a larger margin)'}"
+    )
+
+
 def format_table(report: dict) -> str:
-    """The report as a fixed-width text table."""
+    """The report as a fixed-width text table; a bound of 1 (vacuous) is starred, and a line
+    under the table says why and which learners' bounds are informative."""
     head = (
         f"{report['data']}: {report['train']} training / {report['test']} test examples, "
         f"{report['features']} features x {report['stumps_per_feature']} stumps (and their "
@@ -121,10 +160,19 @@ def format_table(report: dict) -> str:
     )
     width = max(len(row["learner"]) for row in report["results"]) + 2
     lines = [head, "learner".ljust(width) + "".join(f"{c:>13}" for c in COLUMNS.values())]
+    bounds = (*TABLE_BOUNDS, "best_bound")
     for row in report["results"]:
-        cells = [f"{row[c]:>13d}" if c == "n_voters" else f"{row[c]:>13.4f}" for c in COLUMNS]
+        cells = [
+            f"{row[c]:>13d}"
+            if c == "n_voters"
+            else f"{row[c]:>12.4f}*"
+            if c in bounds and row[c] >= _VACUOUS
+            else f"{row[c]:>13.4f}"
+            for c in COLUMNS
+        ]
         lines.append(row["learner"].ljust(width) + "".join(cells))
-    return "\n".join(lines)
+    note = _vacuous_note(report)
+    return "\n".join(lines + ([note] if note else []))
 
 
 def _compare_figure(report: dict):
@@ -140,7 +188,7 @@ def run_compare(args: argparse.Namespace) -> None:
 
 
 def _table_options(p: argparse.ArgumentParser, data_default: str | None) -> None:
-    data_help = "dataset name (pacbound._src.datasets.load) or file path"
+    data_help = "dataset name (`pacbound datasets` lists them) or file path"
     if data_default is None:
         p.add_argument("--data", required=True, help=data_help)
     else:
@@ -167,8 +215,32 @@ def register_compare(commands) -> None:
     _table_options(p, None)
 
 
+def list_datasets(args: argparse.Namespace) -> None:
+    """Print the names ``--data`` takes: bundled, then registered (with their files' status)."""
+    folder = os.environ.get("PACBOUND_DATA")
+    print("bundled with scikit-learn (offline): " + ", ".join(sorted(_BUNDLED)))
+    where = f"under PACBOUND_DATA={folder}" if folder else "PACBOUND_DATA is not set"
+    print(f"registered (the papers' sets; {where}):")
+    width = max(map(len, REGISTRY)) + 2
+    for name, entry in sorted(REGISTRY.items()):
+        if entry.path is None:
+            status = f"no file: OpenML {entry.openml}"
+        elif folder and os.path.isfile(os.path.join(folder, entry.path)):
+            status = "present"
+        else:
+            status = f"missing: {entry.path}"
+        print(f"  {name:<{width}}{status:<42}{entry.papers}")
+    print("or a file path (CSV, KEEL .dat, ARFF); NAME:AvB picks two classes (iris:0v1)")
+
+
+def register_datasets(commands) -> None:
+    what = "list the dataset names --data takes"
+    p = commands.add_parser("datasets", help=what, description=what)
+    p.set_defaults(run=list_datasets)
+
+
 SUBCOMMANDS: list[Callable] = [
-    register_demo, register_compare, register_reproduce, register_bounds,
+    register_demo, register_compare, register_reproduce, register_bounds, register_datasets,
 ]  # fmt: skip
 
 

@@ -237,7 +237,7 @@ def load(
     Raises:
       FileNotFoundError: ``name`` is a path (it has a path separator or a data file's suffix,
         ``.csv``, ``.dat``, ``.arff``, ...) and no such file exists: ``"no such file: PATH"``.
-      ValueError: an unknown name (naming the bundled and registered ones), or what
+      ValueError: an unknown name (the message points to ``pacbound datasets``), or what
         :func:`load_file` refuses.
 
     Example:
@@ -259,8 +259,8 @@ def load(
         raise FileNotFoundError(f"no such file: {name}")
     else:
         raise ValueError(
-            f"unknown dataset {name!r}: not bundled ({sorted(_BUNDLED)}), "
-            f"not registered ({sorted(REGISTRY)}) and not a file"
+            f"unknown dataset {name!r}: not bundled, not registered and not a file "
+            "(`pacbound datasets` lists the names)"
         )
     return (ds.X, ds.y) if return_X_y else ds
 
