@@ -37,6 +37,7 @@ __all__ = [
     "STATISTIC_SLACK",
     "UNIT",
     "Domain",
+    "check_data",
     "check_delta",
     "check_features",
     "check_labels",
@@ -261,6 +262,29 @@ def check_sample_weight(weight: ArrayLike | None, m: int) -> None:
         raise ValueError(f"sample_weight must have shape ({m},); got {np.shape(weight)}")
     if is_concrete(weight) and not _weights_ok(weight):
         raise ValueError("sample_weight must be finite, >= 0 and not all zero")
+
+
+def check_data(
+    H: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None, *, binary: bool = False
+) -> int:
+    """A learner's data: the votes ``H`` (:func:`check_votes`; ``binary``: in ``{-1, +1}``), one
+    label per row (:func:`check_labels`) and the example weights (:func:`check_sample_weight`);
+    returns ``m``, the number of examples.
+
+    Example:
+      >>> import numpy as np
+      >>> check_data(np.array([[1.0, -0.5], [0.5, 1.0]]), np.array([1.0, -1.0]), None)
+      2
+      >>> check_data(np.array([[1.0, -0.5]]), np.array([1.0, -1.0]), None)
+      Traceback (most recent call last):
+        ...
+      ValueError: y must have shape (1,), one label per example; got (2,)
+    """
+    check_votes(H, binary=binary)
+    m = int(np.shape(H)[0])
+    check_labels(y, m)
+    check_sample_weight(sample_weight, m)
+    return m
 
 
 @_on_device

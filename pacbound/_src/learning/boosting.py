@@ -1,23 +1,28 @@
-"""What the boosting learners share: the best signed voter, discrete rounds, prefixes.
+"""The boosting loop: one entry, :func:`run_boosting`, that every boosting learner calls once.
 
 AdaBoost, VEB-Boost and CB-Boost each round choose one voter among base voters and their
 complements (:mod:`pacbound._src.learning.candidates`: the columns of ``H``, or every stump of a
 search) and give it a weight ``alpha_t >= 0``; the vote after ``t`` rounds is ``sum_{s < t}
-alpha_s h_s``. This module holds what they share:
+alpha_s h_s``. A learner supplies only its own part, a :class:`BoostingRule` (its rounds, with
+their step, stopping rule and loss; its info class; what a prefix of its rounds holds), and
+:func:`run_boosting` does the rest:
 
-* :func:`best_signed`: the candidate of the largest score in the order of ``[H, -H]`` (every
-  ``+h`` before every ``-h``, the lowest index on ties, :func:`tie_rtol`), and
-  :func:`best_voter`, the weak learner of largest edge ``sum_i a_i h(x_i)`` over both signs;
-* :func:`boosting_scan`: the rounds of discrete boosting (AdaBoost, VEB-Boost Fig. 1);
-* the rounds' result (:func:`rounds_result`: ``q`` proportional to the ``alpha`` each voter
-  got, a distribution over ``[H, -H]``, or over ``[S, -S]`` for the matrix-free rounds' stump
-  slots, :func:`matrix_free_slots`) and the prefix of a run (:func:`kept_rounds`,
-  :func:`prefix_info`, :func:`held_after`), from which each learner's ``truncate(result,
-  rounds)`` is built.
+* the boundary: the data's checks (:func:`pacbound._src.learning.candidates.checked_data`) and
+  ``H`` prepared once (:func:`pacbound._src.learning.edges.prepare_votes`), then one compiled
+  call;
+* the candidates (:func:`pacbound._src.learning.candidates.candidates_of`), handed to the rule's
+  rounds: the discrete rounds of :func:`boosting_scan` (AdaBoost, VEB-Boost Fig. 1; their weak
+  learner :func:`best_voter`, ties by :func:`best_signed`) or CB-Boost's
+  (:func:`pacbound._src.learning.cbboost_step.boost_rounds`);
+* the result (:func:`rounds_result`: ``q`` proportional to the ``alpha`` each voter got, a
+  distribution over ``[H, -H]``, or over ``[S, -S]`` for the matrix-free rounds' stump slots,
+  :func:`matrix_free_slots`) of the first ``rounds`` rounds (:func:`after_rounds`), which is also
+  every learner's declared ``truncate`` (:func:`truncate_rounds`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -28,39 +33,34 @@ from jax.typing import ArrayLike
 
 from pacbound._src.learning.candidates import (
     Candidates,
+    candidates_of,
+    checked_data,
     complemented_index,
-    dense_candidates,
     posterior_over_columns,
-    search_candidates,
     split_index,
     stump_posterior,
 )
 from pacbound._src.learning.edges import prepare_votes
 from pacbound._src.protocol import LearnerResult, learner_status
-from pacbound._src.validation import (
-    check_labels,
-    check_positive_int,
-    check_sample_weight,
-    check_votes,
-    float_dtype,
-)
-from pacbound._src.voters.protocol import family_sample, is_voters
+from pacbound._src.validation import check_positive_int
+from pacbound._src.voters.protocol import is_voters
 
 __all__ = [
+    "BoostingRule",
     "MatrixFreeSlots",
+    "after_rounds",
     "best_signed",
     "best_voter",
-    "boosting_inputs",
     "boosting_scan",
-    "candidates_of",
     "held_after",
     "initial_distribution",
     "kept_rounds",
     "matrix_free_slots",
     "prefix_info",
     "rounds_result",
-    "scan_after_rounds",
+    "run_boosting",
     "tie_rtol",
+    "truncate_rounds",
 ]
 
 _TIES = 256  # scores within _TIES * eps (relative) of the best are ties: lowest index wins
@@ -72,22 +72,32 @@ Learner = Callable[[jax.Array], tuple[jax.Array, jax.Array]]
 Rule = Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array, jax.Array]]
 
 
-def candidates_of(voters: Any, dtype) -> Candidates:
-    """The candidates of a learner's first argument: a stump search (anything with the
-    ``candidate_*`` methods, :func:`search_candidates`) or the votes ``H``, prepared before the
-    learner's compiled call (:func:`pacbound._src.learning.edges.prepare_votes`,
-    :func:`dense_candidates`).
+class BoostingRule(NamedTuple):
+    """A boosting learner's own part, for :func:`run_boosting` (hashable: ``jit`` compiles once
+    per rule).
 
-    Example:
-      >>> import jax.numpy as jnp
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> c = candidates_of(H, jnp.float32)  # a dense H: its columns, layout (1, n)
-      >>> c.valid.shape, c.size, c.search is None
-      ((1, 3), 3, True)
+    Attributes:
+      rounds: ``rounds(candidates, y, v, n_rounds, *hyper)`` -> the per-round arrays in the order
+        of ``info``'s fields, ``selected`` first (the rounds' step, stopping rule and loss);
+        ``v`` are the example weights (all 1 without ``sample_weight``), ``hyper`` the learner's
+        traced hyperparameters.
+      info: the learner's info class, built as ``info(*rounds, n_candidates, slots)``
+        (:class:`MatrixFreeSlots`).
+      ended: ``ended(info)`` ``(T,)``: the rounds at which the algorithm had stopped (a prefix
+        that holds one has ``converged``).
+      held: the fields a prefix holds at its last round's value (:func:`held_after`; a field of
+        ``T + 1`` entries starts with the value before the first round); the first is the
+        objective.
+      cleared: ``(field, fill)``: the fields whose later rounds read as ``fill`` in a prefix.
+      binary: whether the votes of ``H`` must be ``-1`` / ``+1``.
     """
-    if is_voters(voters):
-        return search_candidates(voters, dtype)
-    return dense_candidates(voters, dtype)
+
+    rounds: Callable[..., tuple]
+    info: Callable[..., Any]
+    ended: Callable[[Any], jax.Array]
+    held: tuple[str, ...]
+    cleared: tuple[tuple[str, float], ...] = ()
+    binary: bool = False
 
 
 def _first_index(mask: jax.Array) -> jax.Array:
@@ -169,6 +179,7 @@ def best_voter(candidates: Candidates, dtype) -> Learner:
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> from pacbound._src.learning.candidates import dense_candidates
       >>> learn = best_voter(dense_candidates(H, jnp.float32), jnp.float32)
       >>> index, votes = learn(jnp.array([0.25, 0.25, 0.25, -0.25]))  # a = u * y
       >>> int(index), votes.tolist()  # every edge H^T a is 0: a tie, the first +h
@@ -198,11 +209,14 @@ def initial_distribution(sample_weight, y):
     return v / jnp.sum(v)
 
 
-def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, record, w0):
+def boosting_scan(
+    candidates: Candidates, y, n_rounds, example_weights, rule: Rule, record, w0
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """The rounds of discrete boosting as one ``lax.scan`` (AdaBoost, VEB-Boost Fig. 1).
 
     ``w`` starts at the distribution ``w0`` (:func:`initial_distribution`). Each round:
-    ``u = example_weights(w)``, ``(k, h) = learner(u * y)``, ``(alpha, vote,
+    ``u = example_weights(w)``, ``(k, h)`` the candidate of largest edge under ``u * y``
+    (:func:`best_voter`), ``(alpha, vote,
     stop) = rule(sum_{y h > 0} u, sum_{y h <= 0} u)``, then ``f += alpha h`` and ``w <- w
     exp(-alpha y h) / Z``. Once a rule stops, later rounds are masked no-ops.
 
@@ -216,12 +230,14 @@ def boosting_scan(learner: Learner, y, n_rounds, example_weights, rule: Rule, re
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> rule = lambda right, wrong: (0.5 * jnp.log(right / wrong), wrong < right, wrong <= 0)
-      >>> learn = best_voter(dense_candidates(H, jnp.float32), jnp.float32)
+      >>> from pacbound._src.learning.candidates import dense_candidates
+      >>> candidates = dense_candidates(H, jnp.float32)
       >>> sel, alphas, errors, f = boosting_scan(
-      ...     learn, y, 3, lambda w: w, rule, lambda f: f, jnp.full(4, 0.25))
+      ...     candidates, y, 3, lambda w: w, rule, lambda f: f, jnp.full(4, 0.25))
       >>> sel.tolist(), [round(float(e), 4) for e in errors], bool(jnp.all(jnp.sign(f[-1]) == y))
       ([0, 4, 5], [0.25, 0.1667, 0.1], True)
     """
+    learner = best_voter(candidates, y.dtype)
 
     def body(carry, _):
         f, w, ended = carry
@@ -361,55 +377,85 @@ def rounds_result(info: Any, n_columns: int, objective, converged, chosen=None) 
                          jnp.asarray(size, jnp.int32), info=info)  # fmt: skip
 
 
-def scan_after_rounds(info: Any, rounds, n_columns: int, stumps, record: str) -> LearnerResult:
-    """The result of the first ``rounds`` rounds of :func:`boosting_scan` (AdaBoost,
-    VEB-Boost), from their info (``selected``, ``alphas``, ``errors``, ``slots`` and the
-    ``T + 1`` values of the field named ``record``, whose last is the objective).
+def after_rounds(
+    rule: BoostingRule, info: Any, rounds, n_columns: int, voters: Any = None
+) -> LearnerResult:
+    """The result of the first ``rounds`` rounds (traced, clipped to ``[1, T]``) of a run's
+    ``info``: what a run of ``rounds`` rounds returns.
 
-    ``converged``: boosting ended within those rounds, as the algorithm prescribes (a round
-    with no better-than-chance learner, which does not vote, or a perfect learner, error 0).
+    ``q`` / ``weights`` are those of the prefix's vote, ``objective`` the first of the rule's
+    ``held`` fields at its last round, ``steps`` the rounds that voted, ``converged`` whether a
+    round the rule's ``ended`` marks is among them; in ``info`` the later rounds read as rounds
+    after the end (``selected = -1``, ``alpha = 0``, the ``held`` fields held, the ``cleared``
+    ones filled), and the arrays keep their length ``T`` (a matrix-free run its ``T`` stump
+    slots). ``n_columns``: ``H``'s columns (not used for matrix-free rounds); ``voters``: the
+    slots' voters.
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound.solvers import adaboost
+      >>> from pacbound._src.solvers.adaboost import ADABOOST, adaboost
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> info = adaboost(H, jnp.array([1., 1., -1., -1.]), 3).info
-      >>> r = scan_after_rounds(info, 2, 3, None, "losses")  # the first 2 rounds
+      >>> r = after_rounds(ADABOOST, info, 2, 3)  # the first 2 rounds
       >>> int(r.steps), round(float(r.objective), 4) == round(float(info.losses[2]), 4)
       (2, True)
     """
     kept, rounds = kept_rounds(info.selected, rounds)
-    converged = jnp.any(kept & ((info.selected < 0) | (info.errors <= 0)))
-    held = held_after(getattr(info, record), rounds)
-    errors = jnp.where(kept, info.errors, jnp.nan)
-    info = prefix_info(info, kept)._replace(errors=errors, **{record: held})
-    return rounds_result(info, n_columns, held[-1], converged, stumps)
+    converged = jnp.any(kept & rule.ended(info))
+    n_rounds = info.selected.shape[-1]
+    held = {}
+    for name in rule.held:  # a record of T + 1 entries holds its entry ``rounds``
+        record = getattr(info, name)
+        held[name] = held_after(record, rounds - 1 + record.shape[-1] - n_rounds)
+    cleared = {name: jnp.where(kept, getattr(info, name), fill) for name, fill in rule.cleared}
+    info = prefix_info(info, kept)._replace(**held, **cleared)
+    return rounds_result(info, n_columns, held[rule.held[0]][-1], converged, voters)
 
 
-def boosting_inputs(
-    voters: Any, y: ArrayLike, n_rounds, sample_weight, *, binary: bool = False
-) -> tuple[Any, jax.Array]:
-    """The checks every boosting learner makes at its boundary; returns ``(voters, y)`` for its
-    jitted core: a vote matrix ``H`` checked (``binary``: votes in ``{-1, +1}``) and prepared
-    (:func:`pacbound._src.learning.edges.prepare_votes`), or a
-    :class:`~pacbound.voters.Voters` family as it is; ``y`` in the computation dtype (float64
-    when ``H``, the family's arrays or ``y`` are).
+def truncate_rounds(rule: BoostingRule, result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
+    """A boosting result after its first ``rounds`` rounds (:func:`after_rounds` of its
+    ``info``): the declared ``truncate`` of a learner on :func:`run_boosting`. For one result
+    (``jax.vmap`` it over folds or over ``rounds``).
 
     Example:
       >>> import jax.numpy as jnp
-      >>> from pacbound import voters
-      >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
-      >>> _, y = boosting_inputs(search, [1, 1, 1, -1, -1, -1], 3, None)
-      >>> str(y.dtype), y.shape
-      ('float32', (6,))
+      >>> from pacbound._src.solvers.adaboost import ADABOOST, adaboost
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> int(truncate_rounds(ADABOOST, adaboost(H, y, 3), 1).steps)  # as adaboost(H, y, 1)
+      1
+    """
+    return after_rounds(rule, result.info, rounds, result.q.shape[-1] // 2, result.voters)
+
+
+@functools.partial(jax.jit, static_argnames=("rule", "n_rounds"))
+def _boost(rule: BoostingRule, voters, y, sample_weight, n_rounds: int, hyper) -> LearnerResult:
+    """The compiled run: the candidates, the rule's rounds, the slots, the result."""
+    v = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
+    candidates = candidates_of(voters, y.dtype)
+    rounds = rule.rounds(candidates, y, v, n_rounds, *hyper)
+    slots = matrix_free_slots(voters, rounds[0])
+    info = rule.info(*rounds, slots.n_candidates, slots.slots)
+    return after_rounds(rule, info, n_rounds, candidates.size, slots.voters)
+
+
+def run_boosting(
+    rule: BoostingRule, voters: Any, y: ArrayLike, n_rounds: int, sample_weight, *hyper
+) -> LearnerResult:
+    """Run the boosting learner ``rule`` for ``n_rounds`` rounds (static) over ``voters``: a vote
+    matrix ``H`` (checked; prepared once, :func:`pacbound._src.learning.edges.prepare_votes`) or a
+    :class:`~pacbound.voters.Voters` family, searched matrix-free; ``hyper`` are the rule's
+    traced hyperparameters. The checks run here, then one compiled call (per rule and size).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound._src.solvers.adaboost import ADABOOST
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> r = run_boosting(ADABOOST, H, jnp.array([1., 1., -1., -1.]), 3, None)  # adaboost(H, y, 3)
+      >>> r.info.selected.tolist(), int(r.steps)
+      ([0, 4, 5], 3)
     """
     check_positive_int("n_rounds", n_rounds)
-    if is_voters(voters):
-        m, dtype = family_sample(voters, y)
-    else:
-        check_votes(voters, binary=binary)
-        m, dtype = jnp.shape(voters)[0], float_dtype(voters, y)
-    check_labels(y, m)
-    check_sample_weight(sample_weight, m)
-    y = jnp.asarray(y, dtype)
-    return (voters if is_voters(voters) else prepare_votes(voters, y.dtype)), y
+    y = checked_data(voters, y, sample_weight, binary=rule.binary)
+    voters = voters if is_voters(voters) else prepare_votes(voters, y.dtype)
+    return _boost(rule, voters, y, sample_weight, int(n_rounds), hyper)

@@ -27,12 +27,17 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from pacbound._src.learning.edges import column_edges, prepare_votes, square_edges, votes_column
 from pacbound._src.protocol import complemented_posterior
+from pacbound._src.validation import check_data, check_labels, check_sample_weight, float_dtype
+from pacbound._src.voters.protocol import family_sample, is_voters
 
 __all__ = [
     "Candidates",
+    "candidates_of",
+    "checked_data",
     "complemented_index",
     "dense_candidates",
     "posterior_over_columns",
@@ -119,6 +124,48 @@ def search_candidates(search: Any, dtype) -> Candidates:
     if squares is None:
         squares = lambda w: jnp.broadcast_to(jnp.sum(w), mask.shape)  # noqa: E731
     return Candidates(edges, mask, votes, squares, search)
+
+
+def candidates_of(voters: Any, dtype) -> Candidates:
+    """The candidates of a greedy learner's first argument: a :class:`~pacbound.voters.Voters`
+    family (:func:`search_candidates`) or the votes ``H`` (:func:`dense_candidates`).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> c = candidates_of(H, jnp.float32)  # a dense H: its columns, layout (1, n)
+      >>> c.valid.shape, c.size, c.search is None
+      ((1, 3), 3, True)
+    """
+    if is_voters(voters):
+        return search_candidates(voters, dtype)
+    return dense_candidates(voters, dtype)
+
+
+def checked_data(
+    voters: Any, y: ArrayLike, sample_weight: ArrayLike | None, *, binary: bool = False
+) -> jax.Array:
+    """The checks of a greedy learner's data, at its boundary (before its compiled call): a
+    vote matrix ``H`` (``binary``: votes in ``{-1, +1}``) or a family's sample, one label per
+    example, the example weights; returns ``y`` in the computation dtype (float64 when ``H``,
+    the family's arrays or ``y`` are, float32 otherwise).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound import voters
+      >>> search = voters.stump_search(jnp.arange(6.0).reshape(6, 1))
+      >>> y = checked_data(search, [1, 1, 1, -1, -1, -1], None)
+      >>> str(y.dtype), y.shape
+      ('float32', (6,))
+    """
+    if is_voters(voters):
+        m, dtype = family_sample(voters, y)
+        check_labels(y, m)
+        check_sample_weight(sample_weight, m)
+    else:
+        check_data(voters, y, sample_weight, binary=binary)
+        dtype = float_dtype(voters, y)
+    return jnp.asarray(y, dtype)
 
 
 def complemented_index(base: jax.Array, negative: jax.Array, size: int) -> jax.Array:

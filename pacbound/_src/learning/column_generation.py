@@ -75,9 +75,9 @@ from jax.typing import ArrayLike
 
 from pacbound._src.learning.candidates import (
     Candidates,
-    dense_candidates,
+    candidates_of,
+    checked_data,
     posterior_over_columns,
-    search_candidates,
     stump_posterior,
 )
 from pacbound._src.learning.column_generation_loop import (
@@ -87,16 +87,8 @@ from pacbound._src.learning.column_generation_loop import (
     complemented_edges,
 )
 from pacbound._src.protocol import LearnerResult, learner_status
-from pacbound._src.validation import (
-    check_labels,
-    check_positive_int,
-    check_sample_weight,
-    check_scalar,
-    check_votes,
-    float_dtype,
-    is_concrete,
-)
-from pacbound._src.voters.protocol import family_sample, is_voters
+from pacbound._src.validation import check_positive_int, check_scalar, is_concrete
+from pacbound._src.voters.protocol import is_voters
 
 __all__ = [
     "ColumnGenerationInfo",
@@ -104,7 +96,6 @@ __all__ = [
     "LearnerProblem",
     "check_options",
     "check_reachable",
-    "column_candidates",
     "fit",
     "largest_margin",
     "prepare",
@@ -174,30 +165,24 @@ class ColumnGenerationSpec(NamedTuple):
 
 # --------------------------------------------------------------------- the boundary
 def prepare(
-    votes: Any, y: ArrayLike, sample_weight: ArrayLike | None, matrix_free: bool
+    votes: Any, y: ArrayLike, sample_weight: ArrayLike | None
 ) -> tuple[jax.Array, jax.Array]:
-    """The checks of the data every learner shares; returns ``y`` and the example weights
-    ``w`` as floats in the computation dtype.
+    """The checks of the data every learner shares
+    (:func:`pacbound._src.learning.candidates.checked_data`); returns ``y`` and the example
+    weights ``w`` as floats in the computation dtype.
 
-    ``votes`` is ``H`` ``(m, n)`` or, ``matrix_free``, a stump search. The dtype is float64 when
-    ``H`` (the search's thresholds) or ``y`` is, float32 otherwise.
+    ``votes`` is ``H`` ``(m, n)`` or a :class:`~pacbound.voters.Voters` family. The dtype is
+    float64 when ``H`` (the family's arrays) or ``y`` is, float32 otherwise.
 
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> y, w = prepare(H, jnp.array([1, 1, -1, -1]), None, False)  # integer labels
+      >>> y, w = prepare(H, jnp.array([1, 1, -1, -1]), None)  # integer labels
       >>> str(y.dtype), w.tolist()
       ('float32', [1.0, 1.0, 1.0, 1.0])
     """
-    if matrix_free:
-        m, dtype = family_sample(votes, y)
-    else:
-        check_votes(votes)
-        m, dtype = jnp.shape(votes)[0], float_dtype(votes, y)
-    check_labels(y, m)
-    check_sample_weight(sample_weight, m)
-    y = jnp.asarray(y, dtype)
-    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    y = checked_data(votes, y, sample_weight)
+    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
     return y, w
 
 
@@ -219,22 +204,8 @@ def check_options(tol, max_columns, master_tol, master_max_iter) -> None:
     check_scalar("master_max_iter", master_max_iter, 1.0)
 
 
-def column_candidates(votes: Any, dtype, matrix_free: bool) -> Candidates:
-    """The base voters of ``votes``: the columns of ``H`` or every stump of a search.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> column_candidates(H, jnp.float32, False).size  # the 3 columns (and their complements)
-      3
-    """
-    if matrix_free:
-        return search_candidates(votes, dtype)
-    return dense_candidates(votes, dtype)
-
-
-@functools.partial(jax.jit, static_argnames="matrix_free")
-def largest_margin(votes: Any, y: jax.Array, w: jax.Array, matrix_free: bool) -> jax.Array:
+@jax.jit
+def largest_margin(votes: Any, y: jax.Array, w: jax.Array) -> jax.Array:
     """``max_h sum_k w_k y_k h(x_k) / sum_k w_k`` over ``[H, -H]`` (or every stump and its
     complement): the best single voter's weighted mean margin.
 
@@ -242,29 +213,29 @@ def largest_margin(votes: Any, y: jax.Array, w: jax.Array, matrix_free: bool) ->
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> float(largest_margin(H, y, jnp.ones(4), False))  # every voter errs once: 3/4 - 1/4
+      >>> float(largest_margin(H, y, jnp.ones(4)))  # every voter errs once: 3/4 - 1/4
       0.5
     """
-    candidates = column_candidates(votes, y.dtype, matrix_free)
+    candidates = candidates_of(votes, y.dtype)
     return jnp.max(complemented_edges(candidates, w * y / jnp.sum(w)))
 
 
-def check_reachable(name: str, value, votes, y, w, matrix_free: bool, what: str) -> None:
+def check_reachable(name: str, value, votes, y, w, what: str) -> None:
     """Raise when ``value`` exceeds the largest candidate margin (checked only when concrete).
 
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y, w = jnp.array([1., 1., -1., -1.]), jnp.ones(4)
-      >>> check_reachable("mu", 0.5, H, y, w, False, "the best voter's margin")
-      >>> check_reachable("mu", 0.6, H, y, w, False, "the best voter's margin")
+      >>> check_reachable("mu", 0.5, H, y, w, "the best voter's margin")
+      >>> check_reachable("mu", 0.6, H, y, w, "the best voter's margin")
       Traceback (most recent call last):
       ...
       ValueError: ...
     """
     if not is_concrete(value, y, w):
         return
-    largest = float(largest_margin(votes, y, w, matrix_free))
+    largest = float(largest_margin(votes, y, w))
     if float(value) > largest:
         raise ValueError(
             f"{name} = {float(value):g} is not reachable: {what} the largest reachable {name} is "
@@ -293,9 +264,9 @@ def _result(run: LoopResult, candidates: Candidates) -> LearnerResult:
                          size, info=info)  # fmt: skip
 
 
-@functools.partial(jax.jit, static_argnames=("master", "max_columns", "matrix_free"))
-def _solve(master, problem: LearnerProblem, votes, tol, max_columns: int, matrix_free: bool):
-    candidates = column_candidates(votes, problem.y.dtype, matrix_free)
+@functools.partial(jax.jit, static_argnames=("master", "max_columns"))
+def _solve(master, problem: LearnerProblem, votes, tol, max_columns: int):
+    candidates = candidates_of(votes, problem.y.dtype)
     run = column_generation(master, problem, candidates, problem.y, tol, max_columns)
     return _result(run, candidates)
 
@@ -323,14 +294,13 @@ def fit(
       >>> round(float(r.q.sum()), 4), int(r.steps)
       (1.0, 4)
     """
-    matrix_free = is_voters(votes)
-    y, w = prepare(votes, y, sample_weight, matrix_free)
+    y, w = prepare(votes, y, sample_weight)
     check_options(tol, max_columns, master_tol, master_max_iter)
-    spec.check(value, votes, y, w, matrix_free)
+    spec.check(value, votes, y, w, is_voters(votes))
     dtype = y.dtype
     if master_tol is None:
         master_tol = spec.master_tol[dtype != jnp.float64]
     problem = LearnerProblem(y, w, jnp.asarray(value, dtype), jnp.asarray(master_tol, dtype),
                              jnp.asarray(master_max_iter, jnp.int32))  # fmt: skip
     tol = jnp.asarray(tol, dtype)
-    return _solve(spec.master, problem, votes, tol, int(max_columns), matrix_free)
+    return _solve(spec.master, problem, votes, tol, int(max_columns))

@@ -35,14 +35,7 @@ from jax.typing import ArrayLike
 
 from pacbound._src.optimization.projections import box_hyperplane_rank_one_prox
 from pacbound._src.protocol import LearnerResult, learner_status
-from pacbound._src.validation import (
-    check_labels,
-    check_sample_weight,
-    check_scalar,
-    check_votes,
-    float_dtype,
-    is_concrete,
-)
+from pacbound._src.validation import check_data, check_scalar, check_votes, float_dtype, is_concrete
 
 __all__ = [
     "MinCqInfo",
@@ -185,9 +178,7 @@ def check_mincq_inputs(
       ...
       ValueError: ...
     """
-    check_votes(H, "H")
-    check_labels(y, jnp.shape(H)[0])
-    check_sample_weight(sample_weight, jnp.shape(H)[0])
+    check_data(H, y, sample_weight)
     if H_unlabeled is not None:
         check_votes(H_unlabeled, "H_unlabeled")
         if jnp.shape(H_unlabeled)[1] != jnp.shape(H)[1]:

@@ -22,12 +22,13 @@ materialized; a depth-1 tree offers both signs too), or every decision stump wit
 distinct threshold of every feature and both signs (:func:`pacbound._src.voters.stump_search`, the
 thresholds of scikit-learn's trees), found in ``O(d m)`` per round without building ``H``
 (:mod:`pacbound._src.learning.candidates`). The rounds are :func:`pacbound._src.learning.boosting.
-boosting_scan`, shared with VEB-Boost (:mod:`pacbound._src.solvers.vebboost`).
+boosting_scan`, shared with VEB-Boost (:mod:`pacbound._src.solvers.vebboost`); this module gives
+their step, stopping rule and loss (:data:`ADABOOST`) to the boosting loop,
+:func:`pacbound._src.learning.boosting.run_boosting`.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -35,13 +36,11 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from pacbound._src.learning.boosting import (
-    best_voter,
-    boosting_inputs,
+    BoostingRule,
     boosting_scan,
-    candidates_of,
     initial_distribution,
-    matrix_free_slots,
-    scan_after_rounds,
+    run_boosting,
+    truncate_rounds,
 )
 from pacbound._src.protocol import LearnerResult, learner
 
@@ -60,40 +59,17 @@ class AdaBoostInfo(NamedTuple):
       losses: ``(T + 1,)`` exponential loss ``mean_i exp(-y_i f(x_i))`` (weighted by
         ``sample_weight``) before the first round and after each one (non-increasing: it is
         multiplied by ``Z_t <= 1``).
-      n_candidates: matrix-free: the number of candidate stumps
-        (``jnp.sum(search.candidate_mask())``); ``None`` for ``H``.
-      slots: matrix-free: ``(T,)`` where round ``t``'s ``alpha`` lies in ``q``
-        (:class:`pacbound._src.learning.boosting.MatrixFreeSlots`); ``None`` for ``H``.
+      n_candidates: matrix-free: the search's candidate count; ``None`` for ``H``.
+      slots: matrix-free: ``(T,)``, where each round's ``alpha`` lies in ``q``; ``None`` for
+        ``H`` (both: :class:`pacbound._src.learning.boosting.MatrixFreeSlots`).
     """
 
     selected: jax.Array
     alphas: jax.Array
     errors: jax.Array
     losses: jax.Array
-    n_candidates: Any = None
-    slots: Any = None
-
-
-def truncate_adaboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
-    """An AdaBoost result after its first ``rounds`` rounds (traced, clipped to ``[1, T]``):
-    what a run of ``rounds`` rounds returns.
-
-    ``q`` / ``weights`` are those of the prefix's vote, ``objective`` its exponential loss
-    (``info.losses[rounds]``), ``steps`` and ``converged`` its own; in ``info`` the later rounds
-    read as rounds after boosting ended (the arrays keep their length). For one result
-    (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
-    :func:`adaboost`.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> y = jnp.array([1., 1., -1., -1.])
-      >>> one = truncate_adaboost(adaboost(H, y, 3), 1)  # as adaboost(H, y, 1)
-      >>> float(jnp.mean(jnp.sign(H @ one.weights) != y)), int(one.steps)
-      (0.25, 1)
-    """
-    n = result.q.shape[-1] // 2
-    return scan_after_rounds(result.info, rounds, n, result.voters, "losses")
+    n_candidates: jax.Array | None = None
+    slots: jax.Array | None = None
 
 
 def _adaboost_rule(right, wrong):
@@ -104,21 +80,41 @@ def _adaboost_rule(right, wrong):
     return alpha, eps < 0.5, perfect | (eps >= 0.5)
 
 
-@functools.partial(jax.jit, static_argnames="n_rounds")
-def _adaboost(voters, y, sample_weight, n_rounds):
-    """AdaBoost's rounds over the candidates of ``voters`` (``H`` or a stump search), from
-    ``w0`` proportional to the weights; the loss is their mean."""
-    candidates = candidates_of(voters, y.dtype)
-    w0 = initial_distribution(sample_weight, y)
+def _rounds(candidates, y, v, n_rounds):
+    """AdaBoost's rounds from ``w0`` proportional to the weights ``v``; the loss is their mean
+    ``sum_i w0_i exp(-y_i f(x_i))``."""
+    w0 = initial_distribution(v, y)
 
     def exp_loss(f):
         return w0 @ jnp.exp(-y * f)
 
-    learn = best_voter(candidates, y.dtype)
-    rounds = boosting_scan(learn, y, n_rounds, lambda w: w, _adaboost_rule, exp_loss, w0)
-    extra = matrix_free_slots(voters, rounds[0])
-    info = AdaBoostInfo(*rounds, extra.n_candidates, extra.slots)
-    return scan_after_rounds(info, n_rounds, candidates.size, extra.voters, "losses")
+    return boosting_scan(candidates, y, n_rounds, lambda w: w, _adaboost_rule, exp_loss, w0)
+
+
+def _ended(info: AdaBoostInfo) -> jax.Array:
+    """Boosting ends at a round with no better-than-chance learner (no vote) or a perfect one."""
+    return (info.selected < 0) | (info.errors <= 0)
+
+
+ADABOOST = BoostingRule(_rounds, AdaBoostInfo, _ended, ("losses",), (("errors", jnp.nan),), True)
+"""AdaBoost's rule for :func:`pacbound._src.learning.boosting.run_boosting`: binary votes, the
+objective the exponential loss (held after the end), errors NaN after it."""
+
+
+def truncate_adaboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
+    """:func:`adaboost`'s declared ``truncate``: the run of its first ``rounds`` rounds (traced),
+    ``objective`` the exponential loss ``info.losses[rounds]``
+    (:func:`pacbound._src.learning.boosting.truncate_rounds`).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> one = truncate_adaboost(adaboost(H, y, 3), 1)  # as adaboost(H, y, 1)
+      >>> float(jnp.mean(jnp.sign(H @ one.weights) != y)), int(one.steps)
+      (0.25, 1)
+    """
+    return truncate_rounds(ADABOOST, result, rounds)
 
 
 @learner(prefix="n_rounds", truncate=truncate_adaboost)
@@ -162,5 +158,4 @@ def adaboost(
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4), int(r.steps)
       (0.0, 1.0, 3)
     """
-    voters, y = boosting_inputs(voters, y, n_rounds, sample_weight, binary=True)
-    return _adaboost(voters, y, sample_weight, int(n_rounds))
+    return run_boosting(ADABOOST, voters, y, n_rounds, sample_weight)

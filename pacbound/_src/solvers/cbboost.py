@@ -27,18 +27,9 @@ import functools
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from pacbound._src.learning.boosting import (
-    boosting_inputs,
-    candidates_of,
-    held_after,
-    kept_rounds,
-    matrix_free_slots,
-    prefix_info,
-    rounds_result,
-)
+from pacbound._src.learning.boosting import BoostingRule, run_boosting, truncate_rounds
 from pacbound._src.learning.cbboost_step import DirectionStep, boost_rounds, one_direction_step
 from pacbound._src.protocol import LearnerResult, learner, variant
 from pacbound._src.validation import check_scalar
@@ -66,10 +57,9 @@ class CBBoostInfo(NamedTuple):
       cbounds: ``(T,)`` empirical C-bound of the vote after each round.
       decreases: ``(T,)`` Property 1's ``S_t`` of each round (0 for round 0 and idle rounds).
       error_bounds: ``(T,)`` Corollary 2's training-error bound ``cbounds[0] - sum S``.
-      n_candidates: matrix-free: the number of candidate stumps
-        (``jnp.sum(search.candidate_mask())``); ``None`` for ``H``.
-      slots: matrix-free: ``(T,)`` where round ``t``'s ``alpha`` lies in ``q``
-        (:class:`pacbound._src.learning.boosting.MatrixFreeSlots`); ``None`` for ``H``.
+      n_candidates: matrix-free: the search's candidate count; ``None`` for ``H``.
+      slots: matrix-free: ``(T,)``, where each round's ``alpha`` lies in ``q``; ``None`` for
+        ``H`` (both: :class:`pacbound._src.learning.boosting.MatrixFreeSlots`).
     """
 
     selected: jax.Array
@@ -77,21 +67,26 @@ class CBBoostInfo(NamedTuple):
     cbounds: jax.Array
     decreases: jax.Array
     error_bounds: jax.Array
-    n_candidates: Any = None
-    slots: Any = None
+    n_candidates: jax.Array | None = None
+    slots: jax.Array | None = None
 
 
-def _after_rounds(info: CBBoostInfo, rounds, n_columns: int, stumps) -> LearnerResult:
-    """The result of the first ``rounds`` rounds of ``info`` (traced; ``n_columns``: ``H``'s
-    columns, not used for matrix-free rounds)."""
-    kept, rounds = kept_rounds(info.selected, rounds)
-    converged = jnp.any(kept & (info.selected < 0))  # an idle round: no direction left
-    info = prefix_info(info, kept)._replace(
-        cbounds=held_after(info.cbounds, rounds - 1),
-        decreases=jnp.where(kept, info.decreases, 0),
-        error_bounds=held_after(info.error_bounds, rounds - 1),
-    )
-    return rounds_result(info, n_columns, info.cbounds[-1], converged, stumps)
+def _ended(info: CBBoostInfo) -> jax.Array:
+    """Algorithm 1 has converged at an idle round: no direction decreased the C-bound."""
+    return info.selected < 0
+
+
+def _rule(gradient: bool) -> BoostingRule:
+    """CB-Boost's rule (GB-CB-Boost's, ``gradient``) for
+    :func:`pacbound._src.learning.boosting.run_boosting`: the rounds of
+    :func:`pacbound._src.learning.cbboost_step.boost_rounds` (hyperparameters ``allow_reselect``
+    and ``tol``), the objective the C-bound, held with Corollary 2's bound after the end."""
+    rounds = functools.partial(boost_rounds, gradient=gradient)
+    return BoostingRule(rounds, CBBoostInfo, _ended, ("cbounds", "error_bounds"),
+                        (("decreases", 0.0),))  # fmt: skip
+
+
+CBBOOST, GBCBBOOST = _rule(False), _rule(True)
 
 
 def truncate_cbboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
@@ -113,7 +108,7 @@ def truncate_cbboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
       >>> [round(float(truncate_cbboost(r, t).objective), 4) for t in (1, 2, 3)]
       [0.75, 0.5, 0.25]
     """
-    return _after_rounds(result.info, rounds, result.q.shape[-1] // 2, result.voters)
+    return truncate_rounds(CBBOOST, result, rounds)  # GB-CB-Boost's prefix is the same
 
 
 def weights_after(result: LearnerResult, rounds: ArrayLike) -> jax.Array:
@@ -130,17 +125,6 @@ def weights_after(result: LearnerResult, rounds: ArrayLike) -> jax.Array:
       ([1.0, 0.0, 0.0, 0.0, 0.0, 0.0], True)
     """
     return truncate_cbboost(result, rounds).q
-
-
-@functools.partial(jax.jit, static_argnames=("n_rounds", "gradient"))
-def _cbboost(voters, y, sample_weight, n_rounds, allow_reselect, tol, gradient):
-    """Algorithm 1 over the candidates of ``voters`` (``H`` or a stump search)."""
-    w = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
-    candidates = candidates_of(voters, y.dtype)
-    rounds = boost_rounds(candidates, y, w, n_rounds, allow_reselect, tol, gradient)
-    extra = matrix_free_slots(voters, rounds.selected)
-    info = CBBoostInfo(*rounds, extra.n_candidates, extra.slots)
-    return _after_rounds(info, n_rounds, candidates.size, extra.voters)
 
 
 @learner(prefix="n_rounds", truncate=truncate_cbboost)
@@ -199,8 +183,8 @@ def cbboost(
       (0.0, 0.25, 3)
     """
     check_scalar("tol", tol, 0.0)
-    voters, y = boosting_inputs(voters, y, n_rounds, sample_weight)
-    return _cbboost(voters, y, sample_weight, int(n_rounds), allow_reselect, tol, bool(steepest))
+    rule = GBCBBOOST if steepest else CBBOOST
+    return run_boosting(rule, voters, y, n_rounds, sample_weight, allow_reselect, tol)
 
 
 gbcbboost = variant(

@@ -56,36 +56,29 @@ def cgboost(
     ``q, xi >= 0`` over ``[H, -H]``; a voter outside the program must satisfy
     ``sum_k alpha_k y_k h(x_k) <= 0``. Adds the voter with the steepest edge until none exceeds
     ``tol``, re-solving the restricted QP by the interior-point method of
-    :func:`pacbound._src.optimization.interior_point.solve_soft_margin` (module docstring; the
-    shared
-    arguments and result: :mod:`pacbound._src.learning.column_generation`).
+    :func:`pacbound._src.optimization.interior_point.solve_soft_margin` (module docstring), the
+    program LPBoost's (:func:`pacbound._src.solvers.lpboost.lpboost`) with ``rho = 1``.
 
     Args:
-      voters: the votes ``H`` ``(m, n)`` as the user has them, or any
-        :class:`~pacbound.voters.Voters` family, searched matrix-free (``q`` is then over the
-        selected ``result.voters``; the protocol page).
+      voters: ``H`` ``(m, n)``, or a :class:`~pacbound.voters.Voters` family searched
+        matrix-free (as for every learner: the protocol page).
       y: ``(m,)`` labels in ``{-1, +1}``.
       C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
-      sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
-      tol: the largest violation ``edge - 0`` of the dual constraint accepted.
-      max_columns: the most columns (static).
-      master_tol: the interior-point method's relative gap tolerance (default ``1e-9`` in
-        float64, ``1e-5`` in float32).
-      master_max_iter: its step cap of one restricted solve.
+      sample_weight, tol, max_columns, master_tol, master_max_iter: LPBoost's
+        (:mod:`pacbound._src.learning.column_generation`): the slacks' weights, the violation
+        ``edge - 0`` accepted, the interior-point method's gap and step cap.
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`, ``q`` the QP's ``q`` divided by its
       sum, ``objective`` ``q^T q / 2 + C sum_k w_k xi_k`` at the QP's ``q``
-      (``info.program_weights``), ``info`` a
-      :class:`~pacbound.solvers.ColumnGenerationInfo`.
+      (``info.program_weights``), ``info`` a :class:`~pacbound.solvers.ColumnGenerationInfo`.
 
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = cgboost(H, y, 1.0, max_columns=5)
-      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
-      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
-      (0.0, 1.0, True)
+      >>> r = cgboost(H, y, 1.0, max_columns=5)  # the three voters, equally weighted
+      >>> [round(float(v), 2) for v in r.q], round(float(r.objective), 3)
+      ([0.33, 0.0, 0.0, 0.0, 0.33, 0.33], 1.5)
     """
     return fit(CGBOOST, voters, y, C, sample_weight, tol, max_columns, master_tol, master_max_iter)

@@ -52,7 +52,6 @@ from pacbound._src.learning.column_generation_loop import MasterSolution, Restri
 from pacbound._src.optimization.simplex_qp import solve_simplex_qp
 from pacbound._src.protocol import LearnerResult
 from pacbound._src.validation import check_scalar
-from pacbound._src.voters.protocol import is_voters
 
 __all__ = ["cqboost", "cqboost_max_mu"]
 
@@ -99,15 +98,14 @@ def cqboost_max_mu(votes: Any, y: ArrayLike, sample_weight: ArrayLike | None = N
       >>> float(cqboost_max_mu(H, y))  # each voter (or its complement) has margin 1/2
       0.5
     """
-    matrix_free = is_voters(votes)
-    y, w = prepare(votes, y, sample_weight, matrix_free)
-    return largest_margin(votes, y, w, matrix_free)
+    y, w = prepare(votes, y, sample_weight)
+    return largest_margin(votes, y, w)
 
 
 def _check(mu, votes, y, w, matrix_free: bool) -> None:
     check_scalar("mu", mu, 0.0, 1.0, low_open=True)
     what = "no posterior on these voters has a larger first margin moment;"
-    check_reachable("mu", mu, votes, y, w, matrix_free, what)
+    check_reachable("mu", mu, votes, y, w, what)
 
 
 CQBOOST = ColumnGenerationSpec(RestrictedMaster(_empty, _solve), _check, (1e-10, 1e-6))
@@ -138,12 +136,10 @@ def cqboost(
         selected ``result.voters``; the protocol page).
       y: ``(m,)`` labels in ``{-1, +1}``.
       mu: the first margin moment to reach, in ``(0, cqboost_max_mu(H, y)]``; traced.
-      sample_weight: ``(m,)`` example weights ``>= 0`` (the moments are weighted means).
-      tol: the largest violation ``edge - nu`` of the dual constraint accepted.
-      max_columns: the most columns (static).
-      master_tol: FISTA's relative gap tolerance (default ``1e-10`` in float64, ``1e-6`` in
-        float32).
-      master_max_iter: FISTA's step cap of one restricted solve.
+      sample_weight, tol, max_columns, master_tol, master_max_iter: the options every
+        column-generation learner shares (:mod:`pacbound._src.learning.column_generation`):
+        here the moments are weighted means; ``tol`` bounds ``edge - nu``; FISTA's relative gap
+        (default ``1e-10`` in float64, ``1e-6`` in float32) and step cap per restricted solve.
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`, ``q`` a distribution over

@@ -45,12 +45,10 @@ from pacbound._src.learning.coordinate_step import (
 )
 from pacbound._src.protocol import LearnerResult, learner_status, variant, votes_matrix
 from pacbound._src.validation import (
+    check_data,
     check_delta,
-    check_labels,
     check_positive_int,
-    check_sample_weight,
     check_scalar,
-    check_votes,
     float_dtype,
     is_concrete,
 )
@@ -206,9 +204,7 @@ def _check(H, y, C, gamma, tol, delta, loss, relaxation, max_iter, sample_weight
         raise ValueError(f"loss must be one of {LOSSES} and relaxation one of {RELAXATIONS}; "
                          f"got {loss!r}, {relaxation!r}")  # fmt: skip
     check_positive_int("max_iter", max_iter)
-    check_votes(H)
-    check_labels(y, jnp.shape(H)[0])
-    check_sample_weight(sample_weight, jnp.shape(H)[0])
+    check_data(H, y, sample_weight)
     if loss == "exponential" and is_concrete(H) and not np.isin(np.asarray(H), (-1, 0, 1)).all():
         raise ValueError("the exponential loss (eq. 10) needs votes in {-1, 0, +1}")
     check_scalar("C", C, 0.0, low_open=True)

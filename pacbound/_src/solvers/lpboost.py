@@ -125,8 +125,7 @@ def lpboost(
     over ``[H, -H]``; its dual constraint is ``sum_k alpha_k y_k h(x_k) <= 1``. Adds the voter
     with the steepest edge until none exceeds ``1 + tol``, re-solving the restricted LP by the
     interior-point method of :func:`pacbound._src.optimization.interior_point.solve_soft_margin`
-    (module docstring; the shared arguments and result:
-    :mod:`pacbound._src.learning.column_generation`).
+    (module docstring).
 
     Args:
       voters: the votes ``H`` ``(m, n)`` as the user has them, or any
@@ -134,12 +133,10 @@ def lpboost(
         selected ``result.voters``; the protocol page).
       y: ``(m,)`` labels in ``{-1, +1}``.
       C: the slack penalty ``> 0`` (roy2016 §7: ``10^-3`` to ``10^3``); traced.
-      sample_weight: ``(m,)`` example weights ``>= 0``, the slacks' weights.
-      tol: the largest violation ``edge - 1`` of the dual constraint accepted.
-      max_columns: the most columns (static).
-      master_tol: the interior-point method's relative gap tolerance (default ``1e-9`` in
-        float64, ``1e-5`` in float32).
-      master_max_iter: its step cap of one restricted solve.
+      sample_weight, tol, max_columns, master_tol, master_max_iter: the options every
+        column-generation learner shares (:mod:`pacbound._src.learning.column_generation`):
+        here the slacks' weights; the violation ``edge - 1`` accepted; the interior-point
+        method's relative gap (default ``1e-9`` in float64, ``1e-5`` in float32) and step cap.
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`, ``q`` the LP's ``q`` divided by its
@@ -152,8 +149,7 @@ def lpboost(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = lpboost(H, y, 1.0, max_columns=5)
-      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
-      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
-      (0.0, 1.0, True)
+      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), int(r.steps), round(float(r.objective), 4)
+      (0.0, 3, 3.0)
     """
     return fit(LPBOOST, voters, y, C, sample_weight, tol, max_columns, master_tol, master_max_iter)

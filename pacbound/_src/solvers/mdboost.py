@@ -102,17 +102,13 @@ def mdboost(
     result: :mod:`pacbound._src.learning.column_generation`).
 
     Args:
-      voters: the votes ``H`` ``(m, n)`` as the user has them, or any
-        :class:`~pacbound.voters.Voters` family, searched matrix-free (``q`` is then over the
-        selected ``result.voters``; the protocol page).
+      voters: ``H`` ``(m, n)``, or a :class:`~pacbound.voters.Voters` family searched
+        matrix-free (as for every learner: the protocol page).
       y: ``(m,)`` labels in ``{-1, +1}``.
       D: the variance trade-off ``> 0`` (roy2016 §7: ``10^0`` to ``10^2``); traced.
-      sample_weight: ``(m,)`` example weights ``>= 0`` with ``sum > 1``.
-      tol: the largest violation ``edge - nu`` of the dual constraint accepted.
-      max_columns: the most columns (static).
-      master_tol: FISTA's relative gap tolerance (default ``1e-10`` in float64, ``1e-6`` in
-        float32).
-      master_max_iter: FISTA's step cap of one restricted solve.
+      sample_weight, tol, max_columns, master_tol, master_max_iter: CqBoost's
+        (:mod:`pacbound._src.learning.column_generation`), the same FISTA defaults; the weights
+        must sum to more than 1 (the variance's ``W - 1``).
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`, ``q`` a distribution over
@@ -124,8 +120,8 @@ def mdboost(
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
       >>> r = mdboost(H, y, 1.0, max_columns=5)
-      >>> risk = jnp.mean(jnp.sign(H @ r.weights) != y)
-      >>> float(risk), round(float(r.q.sum()), 4), bool(r.converged)
-      (0.0, 1.0, True)
+      >>> margins = y * (H @ r.weights)  # mean 1/2, variance 1/12: the objective -16/9
+      >>> [round(float(v), 4) for v in (margins.mean(), margins.var(), r.objective)]
+      [0.5, 0.0833, -1.7778]
     """
     return fit(MDBOOST, voters, y, D, sample_weight, tol, max_columns, master_tol, master_max_iter)

@@ -29,7 +29,9 @@ never increases ``J``: ``costs`` is non-increasing, from ``J(0) = m^2``.
 The weak learners are the voters of ``H`` and their complements (``[H, -H]``, never
 materialized), or every decision stump of a search and its complement (matrix-free), as for
 AdaBoost (:mod:`pacbound._src.solvers.adaboost`, whose rounds,
-:func:`pacbound._src.learning.boosting.boosting_scan`, VEB-Boost shares). With every complement
+:func:`pacbound._src.learning.boosting.boosting_scan`, VEB-Boost shares: this module gives them
+its example weights, step and cost, :data:`VEBBOOST`, for
+:func:`pacbound._src.learning.boosting.run_boosting`). With every complement
 offered, the best learner has ``U_I >= U_J`` (its ``u``-weighted edge ``U_I - U_J`` is the
 largest of ``+G`` and ``-G``), so Fig. 1's break only ends boosting through rounding; a learner
 with no edge gets ``alpha = 0``. Rounds after the end are no-ops, so every prefix of the rounds
@@ -46,13 +48,11 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from pacbound._src.learning.boosting import (
-    best_voter,
-    boosting_inputs,
+    BoostingRule,
     boosting_scan,
-    candidates_of,
     initial_distribution,
-    matrix_free_slots,
-    scan_after_rounds,
+    run_boosting,
+    truncate_rounds,
 )
 from pacbound._src.protocol import LearnerResult, learner
 from pacbound._src.validation import check_scalar
@@ -72,40 +72,17 @@ class VEBBoostInfo(NamedTuple):
         (non-increasing, Theorem 2).
       errors: ``(T,)`` the ``u``-weighted error ``U_J / (U_I + U_J)`` of each round's learner,
         NaN where no vote (0: a perfect learner, which ends boosting).
-      n_candidates: matrix-free: the number of candidate stumps
-        (``jnp.sum(search.candidate_mask())``); ``None`` for ``H``.
-      slots: matrix-free: ``(T,)`` where round ``t``'s ``alpha`` lies in ``q``
-        (:class:`pacbound._src.learning.boosting.MatrixFreeSlots`); ``None`` for ``H``.
+      n_candidates: matrix-free: the search's candidate count; ``None`` for ``H``.
+      slots: matrix-free: ``(T,)``, where each round's ``alpha`` lies in ``q``; ``None`` for
+        ``H`` (both: :class:`pacbound._src.learning.boosting.MatrixFreeSlots`).
     """
 
     selected: jax.Array
     alphas: jax.Array
     costs: jax.Array
     errors: jax.Array
-    n_candidates: Any = None
-    slots: Any = None
-
-
-def truncate_vebboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
-    """A VEB-Boost result after its first ``rounds`` rounds (traced, clipped to ``[1, T]``):
-    what a run of ``rounds`` rounds returns.
-
-    ``q`` / ``weights`` are those of the prefix's vote, ``objective`` its cost
-    (``info.costs[rounds]``), ``steps`` and ``converged`` its own; in ``info`` the later rounds
-    read as rounds after boosting ended (the arrays keep their length). For one result
-    (``jax.vmap`` it over folds or over ``rounds``). The declared ``truncate`` of
-    :func:`vebboost` and :func:`vebboost`.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> y = jnp.array([1., 1., -1., -1.])
-      >>> one = truncate_vebboost(vebboost(H, y, 0.1, 3), 1)
-      >>> float(jnp.mean(jnp.sign(H @ one.weights) != y)), int(one.steps)
-      (0.25, 1)
-    """
-    n = result.q.shape[-1] // 2
-    return scan_after_rounds(result.info, rounds, n, result.voters, "costs")
+    n_candidates: jax.Array | None = None
+    slots: jax.Array | None = None
 
 
 def veb_cost(
@@ -138,12 +115,11 @@ def _veb_rule(right, wrong):
     return alpha, alpha >= 0, (alpha < 0) | (wrong <= 0)
 
 
-def _rounds(learner, y, n_rounds, lam, sample_weight):
+def _rounds(candidates, y, v, n_rounds, lam):
     """Fig. 1 on the sample where example ``i`` stands ``v_i`` times (``v = sample_weight``):
     with ``w_i`` the mass of its copies and ``m = sum v``, ``u_i = lambda m w_i^2 / v_i +
     (1 - lambda) w_i`` (0 where ``v_i = 0``); ``v = 1`` is the figure's rule."""
     lam = jnp.asarray(lam, y.dtype)
-    v = jnp.ones_like(y) if sample_weight is None else jnp.asarray(sample_weight, y.dtype)
     present, total = v > 0, jnp.sum(v)
 
     def example_weights(w):
@@ -152,18 +128,37 @@ def _rounds(learner, y, n_rounds, lam, sample_weight):
 
     record = functools.partial(veb_cost, y, lam=lam, sample_weight=v)
     w0 = initial_distribution(v, y)
-    return boosting_scan(learner, y, n_rounds, example_weights, _veb_rule, record, w0)
+    scan = boosting_scan(candidates, y, n_rounds, example_weights, _veb_rule, record, w0)
+    selected, alphas, errors, costs = scan
+    return selected, alphas, costs, errors
 
 
-@functools.partial(jax.jit, static_argnames="n_rounds")
-def _vebboost(voters, y, lam, sample_weight, n_rounds):
-    """Fig. 1 over the candidates of ``voters`` (``H`` or a stump search)."""
-    candidates = candidates_of(voters, y.dtype)
-    learn = best_voter(candidates, y.dtype)
-    selected, alphas, errors, costs = _rounds(learn, y, n_rounds, lam, sample_weight)
-    extra = matrix_free_slots(voters, selected)
-    info = VEBBoostInfo(selected, alphas, costs, errors, extra.n_candidates, extra.slots)
-    return scan_after_rounds(info, n_rounds, candidates.size, extra.voters, "costs")
+def _ended(info: VEBBoostInfo) -> jax.Array:
+    """Boosting ends at Fig. 1's ``break`` (no vote) or at a learner with no ``u``-weighted
+    error."""
+    return (info.selected < 0) | (info.errors <= 0)
+
+
+VEBBOOST = BoostingRule(_rounds, VEBBoostInfo, _ended, ("costs",), (("errors", jnp.nan),), True)
+"""VEB-Boost's rule for :func:`pacbound._src.learning.boosting.run_boosting`: binary votes, the
+objective the cost ``J(f)`` (held after the end), errors NaN after it; its hyperparameter
+``lam``."""
+
+
+def truncate_vebboost(result: LearnerResult, rounds: ArrayLike) -> LearnerResult:
+    """:func:`vebboost`'s declared ``truncate``: the run of its first ``rounds`` rounds (traced),
+    ``objective`` the cost ``info.costs[rounds]``
+    (:func:`pacbound._src.learning.boosting.truncate_rounds`).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> y = jnp.array([1., 1., -1., -1.])
+      >>> r = vebboost(H, y, 0.1, 3)
+      >>> [int(truncate_vebboost(r, t).steps) for t in (1, 2, 3)]  # each a run of t rounds
+      [1, 2, 3]
+    """
+    return truncate_rounds(VEBBOOST, result, rounds)
 
 
 @learner(prefix="n_rounds", truncate=truncate_vebboost)
@@ -217,5 +212,4 @@ def vebboost(
       (0.0, 1.0, 3)
     """
     check_scalar("lam", lam, 0.0, 1.0)  # Theorem 2's range
-    voters, y = boosting_inputs(voters, y, n_rounds, sample_weight, binary=True)
-    return _vebboost(voters, y, lam, sample_weight, int(n_rounds))
+    return run_boosting(VEBBOOST, voters, y, n_rounds, sample_weight, lam)
