@@ -24,15 +24,7 @@ import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound._src.optimization.fista import (
-    STALL_ITERATIONS,
-    FistaState,
-    fista_start,
-    fista_step,
-    fused_dot,
-    iterate,
-    largest_eigenvalue,
-)
+from pacbound._src.optimization import fista
 
 __all__ = ["SimplexQPResult", "project_simplex_halfspace", "solve_simplex_qp"]
 
@@ -225,7 +217,7 @@ def _power_start(n: int, dtype) -> jax.Array:
     return jnp.ones(n, dtype) / jnp.sqrt(n) + 0.01 * jnp.sin(jnp.arange(n, dtype=dtype))
 
 
-def _fista_step(s: FistaState, P, c, a, b, active) -> FistaState:
+def _fista_step(s: fista.FistaState, P, c, a, b, active) -> fista.FistaState:
     """One restarted FISTA step (:func:`~pacbound._src.optimization.fista.fista_step`) on the QP:
     gradient ``P y + c``, the exact projection warm-started from the last multiplier and
     support, the certificate of :func:`_lagrangian_gap` (``gap_info = (beta, nu)``)."""
@@ -237,9 +229,9 @@ def _fista_step(s: FistaState, P, c, a, b, active) -> FistaState:
         gap, beta, nu = _lagrangian_gap(x, px + c, a, b, active, lipschitz * lam)
         return gap, (beta, nu)
 
-    return fista_step(
+    return fista.fista_step(
         s, gradient=lambda _, py: py + c, prox=project, product=lambda x: P @ x,
-        curvature=fused_dot, measure=measure, growth=1.5,
+        curvature=fista.fused_dot, measure=measure, growth=1.5,
     )  # fmt: skip
 
 
@@ -284,10 +276,10 @@ def solve_simplex_qp(
     x, lam = project_simplex_halfspace(jnp.asarray(x0, P.dtype), a, b, active)
     px = P @ x
     start = _power_start(P.shape[0], P.dtype)
-    top = largest_eigenvalue(lambda v: P @ v, start, max_iter=31)  # 30 steps, then v^T P v
+    top = fista.largest_eigenvalue(lambda v: P @ v, start, max_iter=31)  # 30 steps, then v^T P v
     lipschitz = 1.01 * jnp.maximum(top, jnp.finfo(P.dtype).tiny)
     gap, beta, nu = _lagrangian_gap(x, px + c, a, b, active, jnp.zeros((), P.dtype))
-    init = fista_start(x, px, lipschitz, lam, (gap, (beta, nu)))
+    init = fista.fista_start(x, px, lipschitz, lam, (gap, (beta, nu)))
 
     def tolerance(s):
         g = s.px + c
@@ -297,9 +289,9 @@ def solve_simplex_qp(
     def going(s):
         return (s.gap > tolerance(s)) & (s.k < max_iter)
 
-    stall = STALL_ITERATIONS if P.dtype == jnp.float32 else np.iinfo(np.int32).max
+    stall = fista.STALL_ITERATIONS if P.dtype == jnp.float32 else np.iinfo(np.int32).max
     step = functools.partial(_fista_step, P=P, c=c, a=a, b=b, active=active)
-    s = iterate(step, init, going, stall)
+    s = fista.iterate(step, init, going, stall)
     converged = s.gap <= tolerance(s)
     beta, nu = s.gap_info
     return SimplexQPResult(s.x, beta, nu, s.gap, s.k, converged, s.lipschitz)
