@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, overload
+from typing import Any, Literal, NamedTuple, Unpack, overload
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from pacbound._src.datasets.registry import (
 )
 from pacbound._src.datasets.tabular import (
     Dataset,
+    LabelOptions,
+    MulticlassOption,
     checked_dataset,
     dataset_from_cells,
     encode_labels,
@@ -133,11 +135,8 @@ def load_openml(
     name_or_id: str | int,
     cache_dir: str | os.PathLike | None = ...,
     *,
-    positive: Any = ...,
-    pair: tuple[Any, Any] | None = ...,
-    missing: str = ...,
     return_X_y: Literal[False] = ...,
-    multiclass: bool = ...,
+    **options: Unpack[LabelOptions],
 ) -> Dataset: ...
 
 
@@ -146,11 +145,8 @@ def load_openml(
     name_or_id: str | int,
     cache_dir: str | os.PathLike | None = ...,
     *,
-    positive: Any = ...,
-    pair: tuple[Any, Any] | None = ...,
-    missing: str = ...,
     return_X_y: Literal[True],
-    multiclass: bool = ...,
+    **options: Unpack[LabelOptions],
 ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
@@ -192,23 +188,21 @@ def load_openml(
     return (ds.X, ds.y) if return_X_y else ds
 
 
+class LoadOptions(MulticlassOption, total=False):
+    """:func:`load`'s keyword options besides ``return_X_y``, typed once for its overloads."""
+
+    data_dir: str | os.PathLike | None
+
+
 @overload
 def load(
-    name: str,
-    *,
-    data_dir: str | os.PathLike | None = ...,
-    return_X_y: Literal[False] = ...,
-    multiclass: bool = ...,
+    name: str, *, return_X_y: Literal[False] = ..., **options: Unpack[LoadOptions]
 ) -> Dataset: ...
 
 
 @overload
 def load(
-    name: str,
-    *,
-    data_dir: str | os.PathLike | None = ...,
-    return_X_y: Literal[True],
-    multiclass: bool = ...,
+    name: str, *, return_X_y: Literal[True], **options: Unpack[LoadOptions]
 ) -> tuple[np.ndarray, np.ndarray]: ...
 
 

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, overload
+from typing import Any, Literal, NamedTuple, Unpack, overload
 
 import numpy as np
 
-from pacbound._src.datasets.tabular import Dataset, dataset_from_cells, read_table
+from pacbound._src.datasets.tabular import (
+    Dataset,
+    MulticlassOption,
+    dataset_from_cells,
+    read_table,
+)
 
 __all__ = ["ALIASES", "REGISTRY", "RegistryEntry", "load_registered", "resolve_data_dir"]
 
@@ -177,7 +182,7 @@ def load_registered(
     data_dir: str | os.PathLike | None = ...,
     *,
     return_X_y: Literal[False] = ...,
-    multiclass: bool = ...,
+    **options: Unpack[MulticlassOption],
 ) -> Dataset: ...
 
 
@@ -187,7 +192,7 @@ def load_registered(
     data_dir: str | os.PathLike | None = ...,
     *,
     return_X_y: Literal[True],
-    multiclass: bool = ...,
+    **options: Unpack[MulticlassOption],
 ) -> tuple[np.ndarray, np.ndarray]: ...
 
 

@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, cast, overload
+from typing import Any, Literal, NamedTuple, TypedDict, Unpack, cast, overload
 
 import numpy as np
 
@@ -327,20 +327,39 @@ def dataset_from_cells(
     return checked_dataset(X, y[kept], feature_names, source, notes, classes)
 
 
+class MulticlassOption(TypedDict, total=False):
+    """The keyword option of every loader (:func:`load_file`, ``load``, ``load_openml``,
+    ``load_registered``), typed once for their ``return_X_y`` overloads: the labels as class
+    indices."""
+
+    multiclass: bool
+
+
+class LabelOptions(MulticlassOption, total=False):
+    """The options a file or an OpenML set hands to :func:`dataset_from_cells` about its
+    labels and missing values."""
+
+    positive: Any
+    pair: tuple[Any, Any] | None
+    missing: str
+
+
+class FileOptions(LabelOptions, total=False):
+    """:func:`load_file`'s further keyword options (columns, missing cells, the file's form)."""
+
+    drop_columns: Sequence[int | str]
+    missing_values: Sequence[str]
+    delimiter: str
+    header: bool
+
+
 @overload
 def load_file(
     path: str | os.PathLike,
     label_column: int | str = ...,
     *,
-    positive: Any = ...,
-    pair: tuple[Any, Any] | None = ...,
-    drop_columns: Sequence[int | str] = ...,
-    missing: str = ...,
-    missing_values: Sequence[str] = ...,
-    delimiter: str = ...,
-    header: bool = ...,
     return_X_y: Literal[False] = ...,
-    multiclass: bool = ...,
+    **options: Unpack[FileOptions],
 ) -> Dataset: ...
 
 
@@ -349,15 +368,8 @@ def load_file(
     path: str | os.PathLike,
     label_column: int | str = ...,
     *,
-    positive: Any = ...,
-    pair: tuple[Any, Any] | None = ...,
-    drop_columns: Sequence[int | str] = ...,
-    missing: str = ...,
-    missing_values: Sequence[str] = ...,
-    delimiter: str = ...,
-    header: bool = ...,
     return_X_y: Literal[True],
-    multiclass: bool = ...,
+    **options: Unpack[FileOptions],
 ) -> tuple[np.ndarray, np.ndarray]: ...
 
 

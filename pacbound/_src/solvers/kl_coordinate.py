@@ -289,40 +289,31 @@ def kl_coordinate_descent(
                   loss, relaxation, int(max_iter), shuffle)  # fmt: skip
 
 
-kl_ql = variant(
-    kl_coordinate_descent,
-    "kl_ql",
-    loss="quadratic",
-    doc="""KL-QL:
-    :func:`kl_coordinate_descent` with the quadratic loss (germain2009 eq. 7):
-    ``kl_coordinate_descent(voters, y, C, gamma, loss="quadratic", ...)``.
+_VARIANT_DOC = """{title}:
+    :func:`kl_coordinate_descent` with the {loss} loss (germain2009 eq. {eq}):
+    ``kl_coordinate_descent(voters, y, C, gamma, loss="{loss}", ...)``.
 
     Example:
       >>> import jax.numpy as jnp
       >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
       >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = kl_ql(H, y, 1.0, 0.5, max_iter=20)
+      >>> r = {name}(H, y, 1.0, 0.5, max_iter=20)
       >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
       (0.0, 1.0)
-    """,
-)
+    """
 
-kl_el = variant(
-    kl_coordinate_descent,
-    "kl_el",
-    loss="exponential",
-    doc="""KL-EL:
-    :func:`kl_coordinate_descent` with the exponential loss (germain2009 eq. 10):
-    ``kl_coordinate_descent(voters, y, C, gamma, loss="exponential", ...)``.
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> y = jnp.array([1., 1., -1., -1.])
-      >>> r = kl_el(H, y, 1.0, 0.5, max_iter=20)
-      >>> float(jnp.mean(jnp.sign(H @ r.weights) != y)), round(float(r.q.sum()), 4)
-      (0.0, 1.0)
-    """,
+# KL-QL and KL-EL: the two losses of germain2009 (eqs. 7 and 10), one docstring between them
+kl_ql, kl_el = (
+    variant(
+        kl_coordinate_descent,
+        name,
+        _VARIANT_DOC.format(title=title, loss=loss, eq=eq, name=name),
+        loss=loss,
+    )
+    for name, title, loss, eq in (
+        ("kl_ql", "KL-QL", "quadratic", 7),
+        ("kl_el", "KL-EL", "exponential", 10),
+    )
 )
 __test__ = {"kl_ql": kl_ql.__doc__, "kl_el": kl_el.__doc__}  # partials: doctest finds them here
 
