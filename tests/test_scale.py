@@ -267,9 +267,10 @@ for fn, voters, args, options in learners:
         np.testing.assert_array_equal(eight.voters.thresholds, one.voters.thresholds)
     print(fn.__name__, "ok")
 if "cbboost_stumps" in sys.argv:  # the compiled rounds: no all-gather, 1/8 of the examples
-    cb = sys.modules["pacbound._src.solvers.cbboost"]
+    from pacbound._src.learning.boosting import _boost
+    from pacbound._src.solvers.cbboost import CBBOOST
     sharded, ys, ws = shard_examples(search, y, w)
-    compiled = cb._cbboost.lower(sharded, ys, ws, 10, True, 0.0, False).compile()
+    compiled = _boost.lower(CBBOOST, sharded, ys, ws, 10, (True, 0.0)).compile()
     text = compiled.as_text()
     assert "all-gather" not in text and "all-reduce" in text
     codes_bytes = sharded.codes.nbytes // 8 + 2 * ys.nbytes // 8
