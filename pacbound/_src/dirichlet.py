@@ -32,7 +32,6 @@ Everything is pure and jittable, differentiable in ``alpha`` (and the prior), vm
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -262,32 +261,20 @@ def _sample_size(errors: jax.Array, sample_weight: ArrayLike | None) -> jax.Arra
     return jnp.sum(jnp.asarray(sample_weight, errors.dtype))
 
 
-def _stochastic_bound(bound_fn: Callable, name: str, doc: str) -> Callable[..., StochasticBound]:
-    """``bound_fn(risk, kl, m, delta)``, a bound of :mod:`pacbound._src.bounds`, on the
-    stochastic vote's expected risk: the public function ``name`` (:func:`seeger_bound`,
-    :func:`mcallester_bound`), one argument list and one body for every such bound."""
-
-    def bound(
-        errors: ArrayLike,
-        alpha: ArrayLike,
-        prior: ArrayLike,
-        delta: ArrayLike,
-        sample_weight: ArrayLike | None = None,
-    ) -> StochasticBound:
-        errors, alpha, prior, delta = _floats(errors, alpha, prior, delta)
-        risk = exact_risk(errors, alpha, sample_weight)
-        kl = dirichlet_kl(alpha, prior)
-        m = _sample_size(errors, sample_weight)
-        return StochasticBound(bound_fn(risk, kl, m, delta), risk, kl)
-
-    bound.__name__ = bound.__qualname__ = name
-    bound.__doc__ = doc
-    return bound
+def _stochastic_bound(bound_fn, errors, alpha, prior, delta, sample_weight) -> StochasticBound:
+    errors, alpha, prior, delta = _floats(errors, alpha, prior, delta)
+    risk = exact_risk(errors, alpha, sample_weight)
+    kl = dirichlet_kl(alpha, prior)
+    return StochasticBound(bound_fn(risk, kl, _sample_size(errors, sample_weight), delta), risk, kl)
 
 
-seeger_bound = _stochastic_bound(
-    seeger,
-    "seeger_bound",
+def seeger_bound(
+    errors: ArrayLike,
+    alpha: ArrayLike,
+    prior: ArrayLike,
+    delta: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+) -> StochasticBound:
     """Seeger's bound with Maurer's constant on the stochastic vote's expected risk, the
     objective of zantedeschi2021: with probability at least ``1 - delta`` over the ``m``
     examples, for every ``alpha``,
@@ -317,12 +304,17 @@ seeger_bound = _stochastic_bound(
       >>> b = seeger_bound(jnp.tile(errors, (250, 1)), jnp.ones(3), 1.0, 0.05)  # m = 1000
       >>> round(float(b.bound), 4), round(float(b.risk), 4), float(b.kl)
       (0.3695, 0.3125, 0.0)
-    """,
-)
+    """
+    return _stochastic_bound(seeger, errors, alpha, prior, delta, sample_weight)
 
-mcallester_bound = _stochastic_bound(
-    mcallester,
-    "mcallester_bound",
+
+def mcallester_bound(
+    errors: ArrayLike,
+    alpha: ArrayLike,
+    prior: ArrayLike,
+    delta: ArrayLike,
+    sample_weight: ArrayLike | None = None,
+) -> StochasticBound:
     """McAllester's bound (Maurer's form) on the stochastic vote's expected risk, the other
     bound of the authors' code (``mcallester_bound``), same setting as ``seeger_bound``:
 
@@ -338,5 +330,5 @@ mcallester_bound = _stochastic_bound(
       >>> b = mcallester_bound(jnp.tile(errors, (250, 1)), jnp.ones(3), 1.0, 0.05)  # m = 1000
       >>> round(float(b.bound), 4), round(float(b.risk), 4)  # seeger_bound gives 0.3695
       (0.3723, 0.3125)
-    """,
-)
+    """
+    return _stochastic_bound(mcallester, errors, alpha, prior, delta, sample_weight)

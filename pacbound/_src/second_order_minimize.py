@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -66,25 +66,6 @@ DEFAULT_OPTIMIZER = optax.rprop(0.05)
 a new ``optax.rprop(0.05)`` per call would recompile them every call."""
 
 
-# What every example of this module starts from (the "{setup}" line of its docstring): three
-# voters on m = 1000 examples (four rows, 250 times each), the first one perfect.
-_EXAMPLE_SETUP = """>>> import jax.numpy as jnp
-      >>> from pacbound.ensembles import error_matrix, loss_statistics
-      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
-      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
-      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)"""
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _with_setup(fn: _F) -> _F:
-    """``fn`` with the ``{setup}`` line of its docstring's example replaced by
-    ``_EXAMPLE_SETUP``."""
-    if fn.__doc__:
-        fn.__doc__ = fn.__doc__.replace("{setup}", _EXAMPLE_SETUP)
-    return fn
-
-
 class BoundData(NamedTuple):
     """What the objectives read (a pytree of arrays; ``jax.vmap`` can sweep any leaf).
 
@@ -108,7 +89,6 @@ class BoundData(NamedTuple):
     m_unlabeled: jax.Array
 
 
-@_with_setup
 def bound_data(
     stats: LossStatistics,
     n: int,
@@ -121,7 +101,11 @@ def bound_data(
     """``BoundData`` in the statistics' dtype, with ``delta`` checked (boundary helper).
 
     Example:
-      {setup}
+      >>> import jax.numpy as jnp
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
       >>> float(data.n), round(float(data.delta), 4), float(data.mu), str(data.delta.dtype)
       (1000.0, 0.05, 0.0, 'float32')
     """
@@ -226,7 +210,6 @@ def _minimize(objective, data, log_prior, theta0, optimizer, steps):
     return MinimizeResult(rho, bound, values, jnp.asarray(jnp.nan, values.dtype))
 
 
-@_with_setup
 def minimize_bound(
     objective: str | Callable,
     data: BoundData,
@@ -252,7 +235,11 @@ def minimize_bound(
       ``MinimizeResult`` at the best ``rho`` met (the last one included).
 
     Example:
-      {setup}
+      >>> import jax.numpy as jnp
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
       >>> result = minimize_bound("tnd", data, jnp.ones(3) / 3, steps=50)
       >>> round(float(result.values[0]), 4)  # TND at the uniform prior, the start
       0.8571
@@ -268,7 +255,6 @@ def minimize_bound(
     return _minimize(objective, data, log_prior, theta0, optimizer, steps)
 
 
-@_with_setup
 def minimize_over_mu(
     objective: str,
     data: BoundData,
@@ -284,7 +270,11 @@ def minimize_over_mu(
     ([WMLIS21] searches ``mu`` over a 400-point grid of ``(-1/2, 1/2)``.)
 
     Example:
-      {setup}
+      >>> import jax.numpy as jnp
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
       >>> mu_grid = jnp.array([0.0, 0.2])  # fixed in advance: delta / 2 each
       >>> result = minimize_over_mu("split_kl", data, jnp.ones(3) / 3, mu_grid, steps=50)
       >>> float(result.parameter), int(result.rho.argmax()), bool(result.bound < 0.1)  # the best mu
@@ -345,65 +335,65 @@ def _run_scheme(scheme, data, log_prior, optimizer, outer, inner):
     return MinimizeResult(rho, objective(rho, kl, data, parameter), values, parameter)
 
 
+def _alternating(scheme, data, prior, optimizer, outer, inner) -> MinimizeResult:
+    """The boundary of an alternating scheme (its checks, the default optimizer, the prior's
+    log), then its compiled run."""
+    _check_run(prior, data, outer * inner)
+    optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
+    log_prior = jnp.log(jnp.asarray(prior, data.stats.tandem.dtype))
+    return _run_scheme(scheme, data, log_prior, optimizer, outer, inner)
+
+
 _SCHEMES = {
     "tnd": (_tnd_at_lambda, _tnd_lambda_update),
     "cctnd": (_cctnd_at_mu, _cctnd_mu_update),
 }
 
 
-# the alternating schemes' example: {name} the scheme's function, {check} its parameter's check
-_ALTERNATING_EXAMPLE = """
-    Example:
-      {setup}
-      >>> result = {name}(data, jnp.ones(3) / 3, outer=2, inner=25)
-      >>> int(result.rho.argmax()), bool(result.bound < 0.1), {check}
-      (0, True, True)
-    """
-
-
-def _alternating(scheme: str, name: str, doc: str, check: str) -> Callable[..., MinimizeResult]:
-    """The public face of one of ``_SCHEMES`` (the two schemes differ by their objective and
-    parameter update only): ``name(data, prior, optimizer=None, outer=10, inner=100)``, its
-    docstring ``doc`` followed by the shared example (``_ALTERNATING_EXAMPLE``), whose last
-    check ``check`` reads the scheme's parameter."""
-
-    def alternating(
-        data: BoundData,
-        prior: ArrayLike,
-        optimizer: optax.GradientTransformation | None = None,
-        outer: int = 10,
-        inner: int = 100,
-    ) -> MinimizeResult:
-        _check_run(prior, data, outer * inner)
-        optimizer = DEFAULT_OPTIMIZER if optimizer is None else optimizer
-        log_prior = jnp.log(jnp.asarray(prior, data.stats.tandem.dtype))
-        return _run_scheme(scheme, data, log_prior, optimizer, outer, inner)
-
-    alternating.__name__ = alternating.__qualname__ = name
-    example = _ALTERNATING_EXAMPLE.format(setup=_EXAMPLE_SETUP, name=name, check=check)
-    alternating.__doc__ = doc + example
-    return alternating
-
-
-tnd_alternating = _alternating(
-    "tnd",
-    "tnd_alternating",
+def tnd_alternating(
+    data: BoundData,
+    prior: ArrayLike,
+    optimizer: optax.GradientTransformation | None = None,
+    outer: int = 10,
+    inner: int = 100,
+) -> MinimizeResult:
     """Masegosa et al. (2020)'s minimization of the TND bound: alternately ``inner``
     gradient steps on ``tnd_lambda`` in ``rho`` at a fixed ``lambda`` and the closed-form
     ``lambda = tnd_optimal_lambda(rho)``. Returns the lambda-form bound at the final ``rho``
-    and ``lambda`` (as the authors report it; ``tnd_kl`` there is never larger); ``parameter``
-    is that ``lambda``.
-""",
-    "bool(0 < result.parameter <= 1)",
-)
+    and ``lambda`` (as the authors report it; ``tnd_kl`` there is never larger).
 
-cctnd_alternating = _alternating(
-    "cctnd",
-    "cctnd_alternating",
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> result = tnd_alternating(data, jnp.ones(3) / 3, outer=2, inner=25)
+      >>> int(result.rho.argmax()), bool(result.bound < 0.1), bool(0 < result.parameter <= 1)
+      (0, True, True)
+    """
+    return _alternating("tnd", data, prior, optimizer, outer, inner)
+
+
+def cctnd_alternating(
+    data: BoundData,
+    prior: ArrayLike,
+    optimizer: optax.GradientTransformation | None = None,
+    outer: int = 10,
+    inner: int = 100,
+) -> MinimizeResult:
     """Wu et al. (2021)'s minimization of CCTND: alternately ``inner`` gradient steps on
     ``cctnd`` in ``rho`` at a fixed ``mu`` and the update ``mu = (G/2 - T) / (1/2 - G)`` at the
-    new bounds on the tandem and Gibbs risks (``cctnd_optimal_mu``); ``parameter`` is that
-    ``mu``.
-""",
-    "bool(result.parameter < 0.5)  # mu",
-)
+    new bounds on the tandem and Gibbs risks (``cctnd_optimal_mu``).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> from pacbound.ensembles import error_matrix, loss_statistics
+      >>> rows = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> H, y = jnp.tile(rows, (250, 1)), jnp.tile(jnp.array([1., 1., -1., 1.]), 250)  # m = 1000
+      >>> data = bound_data(loss_statistics(error_matrix(H, y)), 1000, 1000, 0.05)
+      >>> result = cctnd_alternating(data, jnp.ones(3) / 3, outer=2, inner=25)
+      >>> int(result.rho.argmax()), bool(result.bound < 0.1), bool(result.parameter < 0.5)  # mu
+      (0, True, True)
+    """
+    return _alternating("cctnd", data, prior, optimizer, outer, inner)

@@ -95,44 +95,31 @@ def plot_rounds(curves: Mapping[str, Any], *, ax=None, title: str | None = None)
     )
 
 
-_LOG_SCALE_EXAMPLE = """
+def plot_risk_vs_mu(mu: Any, curves: Mapping[str, Any], *, ax=None, title: str | None = None):
+    """Risks (and bounds) vs MinCq / CqBoost's ``mu``, log scale.
 
     Example:
       >>> import matplotlib
       >>> matplotlib.use("Agg")
-      >>> ax = {call}
+      >>> ax = plot_risk_vs_mu([0.05, 0.1], {"test risk": [0.2, 0.15], "C-bound": [0.6, 0.5]})
       >>> ax.get_xscale(), len(ax.get_lines())
       ('log', 2)
     """
-
-
-def _log_scale_example(call: str):
-    """Ends the docstring with the example the log-scale plots share: ``call`` draws two
-    curves, on a log scale."""
-
-    def add(plot):
-        if plot.__doc__ is not None:  # None under python -OO
-            plot.__doc__ += _LOG_SCALE_EXAMPLE.format(call=call)
-        return plot
-
-    return add
-
-
-@_log_scale_example(
-    'plot_risk_vs_mu([0.05, 0.1], {"test risk": [0.2, 0.15], "C-bound": [0.6, 0.5]})'
-)
-def plot_risk_vs_mu(mu: Any, curves: Mapping[str, Any], *, ax=None, title: str | None = None):
-    """Risks (and bounds) vs MinCq / CqBoost's ``mu``, log scale."""
     return _lines(mu, curves, r"$\mu$", "risk / bound", logx=True, ax=ax, title=title)
 
 
-@_log_scale_example(
-    'plot_bound_vs_delta([0.01, 0.05], {"seeger": [0.31, 0.28], "catoni": [0.33, 0.3]})'
-)
 def plot_bound_vs_delta(
     delta: Any, curves: Mapping[str, Any], *, ax=None, title: str | None = None
 ):
-    """Certified bounds vs the confidence parameter ``delta``, log scale."""
+    """Certified bounds vs the confidence parameter ``delta``, log scale.
+
+    Example:
+      >>> import matplotlib
+      >>> matplotlib.use("Agg")
+      >>> ax = plot_bound_vs_delta([0.01, 0.05], {"seeger": [0.31, 0.28], "catoni": [0.33, 0.3]})
+      >>> ax.get_xscale(), len(ax.get_lines())
+      ('log', 2)
+    """
     return _lines(delta, curves, r"$\delta$", "bound", logx=True, ax=ax, title=title)
 
 
