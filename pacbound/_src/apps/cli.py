@@ -34,7 +34,7 @@ from pacbound._src.apps.reproduce.command import register as register_reproduce
 from pacbound._src.bounds import xi
 from pacbound._src.cbound import cbound
 from pacbound._src.compilation_cache import enable_compilation_cache
-from pacbound._src.datasets.loaders import _BUNDLED
+from pacbound._src.datasets.loaders import BUNDLED
 from pacbound._src.datasets.registry import REGISTRY
 
 # fixed, sensible hyperparameters of each learner in the demo (no cross-validation)
@@ -218,7 +218,7 @@ def register_compare(commands) -> None:
 def list_datasets(args: argparse.Namespace) -> None:
     """Print the names ``--data`` takes: bundled, then registered (with their files' status)."""
     folder = os.environ.get("PACBOUND_DATA")
-    print("bundled with scikit-learn (offline): " + ", ".join(sorted(_BUNDLED)))
+    print("bundled with scikit-learn (offline): " + ", ".join(sorted(BUNDLED)))
     where = f"under PACBOUND_DATA={folder}" if folder else "PACBOUND_DATA is not set"
     print(f"registered (the papers' sets; {where}):")
     width = max(map(len, REGISTRY)) + 2

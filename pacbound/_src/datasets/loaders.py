@@ -29,7 +29,15 @@ from pacbound._src.datasets.tabular import (
     load_file,
 )
 
-__all__ = ["Split", "load", "load_openml", "roy2016_split", "stratified_split", "train_test_split"]
+__all__ = [
+    "BUNDLED",
+    "Split",
+    "load",
+    "load_openml",
+    "roy2016_split",
+    "stratified_split",
+    "train_test_split",
+]
 
 _SKLEARN_HINT = "scikit-learn is needed for this loader: pip install pacbound[sklearn]"
 
@@ -52,7 +60,7 @@ def _sklearn_datasets():
     return sklearn.datasets
 
 
-_BUNDLED = {
+BUNDLED = {  # the names :func:`load` reads offline -> scikit-learn's loader
     "breast_cancer": "load_breast_cancer",
     "digits": "load_digits",
     "wine": "load_wine",
@@ -63,7 +71,7 @@ _BUNDLED = {
 def _load_bundled(base: str, spec: str, multiclass: bool) -> Dataset:
     """scikit-learn's bundled sets; ``breast_cancer`` maps malignant (target 0) to ``+1``;
     ``multiclass`` without a split keeps the targets as class indices."""
-    bunch = getattr(_sklearn_datasets(), _BUNDLED[base])()
+    bunch = getattr(_sklearn_datasets(), BUNDLED[base])()
     target, names = bunch.target, [str(n) for n in bunch.target_names]
     source = f"scikit-learn bundled {base} ({names})"
     if multiclass and not spec:
@@ -243,7 +251,7 @@ def load(
       ((150, 4), 50)
     """
     base, _, spec = name.strip().partition(":")
-    if base in _BUNDLED:
+    if base in BUNDLED:
         ds = _load_bundled(base, spec, multiclass)
     elif ALIASES.get(base.lower(), base.lower()) in REGISTRY:
         ds = load_registered(name, data_dir, multiclass=multiclass)
