@@ -178,3 +178,53 @@ def test_validation_at_concrete_inputs():
         M.multiclass_margins(p, y, q, 4)
     with pytest.raises(ValueError, match="sample_weight"):
         M.multiclass_margins(votes, y, q, 3, np.zeros(17))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(3, 6),
+    st.floats(0.0, 5.0),
+    st.sampled_from([50, 300, 2000]),
+    st.floats(0.01, 0.5),
+)
+def test_pac_bayes_multiclass_cbound_is_certified(seed, k, kl, m, delta):
+    votes, y, q, w = draw(seed, m=40, n=6, k=k)
+    good = np.random.default_rng(seed + 1).random(votes.shape) < 0.7
+    votes = np.where(good, y[:, None], votes)
+    ref = R.statistics(votes, y, q, k, w)
+    exact = R.pac_cbound(ref["gibbs"], ref["joint"], kl, m, delta)
+    s = M.multiclass_margins(votes, y, q, k, w)
+    value64 = B.pac_bound_1(s.gibbs_risk, s.one_error, kl, m, delta)
+    np.testing.assert_allclose(value64, exact, atol=1e-9)
+    assert value64 >= exact - 1e-12
+    s32 = M.multiclass_margins(votes, y, q.astype(np.float32), k, w.astype(np.float32))
+    value32 = B.pac_bound_1(s32.gibbs_risk, s32.one_error, np.float32(kl), m, np.float32(delta))
+    assert value32.dtype == jnp.float32
+    np.testing.assert_allclose(value32, exact, atol=1e-5)
+    # outward from the float32 statistics it was given
+    r32, d32 = float(s32.gibbs_risk), float(s32.one_error)
+    assert (
+        float(value32)
+        >= R.pac_cbound(r32, r32 - d32 / 2, float(np.float32(kl)), m, float(np.float32(delta)))
+        - 1e-12
+    )
+    assert value64 >= s.majority_vote_risk - 1e-12 or s.gibbs_risk >= 0.5
+
+
+def test_relaxation_and_moment_form_are_not_ordered_beyond_two_classes():
+    # K = 3, q = (.6, .3, .1): margins (.3, .2) vary but 1 - 2w = .2 twice, so the relaxation is
+    # 0 and the moment form 1 - .25^2 / .065 > 0: the relaxation can be the smaller one ...
+    votes, y, q = np.array([[0, 2, 1], [0, 1, 1]]), np.array([0, 0]), np.array([0.6, 0.3, 0.1])
+    np.testing.assert_allclose(C.multiclass_cbound(votes, y, q, 3, relaxed=True), 0.0, atol=1e-12)
+    np.testing.assert_allclose(C.multiclass_cbound(votes, y, q, 3), 1 - 0.0625 / 0.065, atol=1e-12)
+    # ... or the larger one
+    votes, y = np.array([[1, 1, 1], [2, 0, 1], [0, 1, 2]]), np.array([1, 1, 2])
+    q = np.ones(3) / 3
+    np.testing.assert_allclose(C.multiclass_cbound(votes, y, q, 3), 2 / 3, atol=1e-12)
+    np.testing.assert_allclose(
+        C.multiclass_cbound(votes, y, q, 3, relaxed=True), 0.9696969696969697, atol=1e-12
+    )
+    # a tie (M = 0) is an error, as in the binary majority_vote_risk
+    s = M.multiclass_margins(np.array([[0, 1, 2], [0, 0, 0]]), np.array([0, 0]), q, 3)
+    assert float(s.majority_vote_risk) == 0.5

@@ -51,3 +51,19 @@ def cbound_moments(mu1, mu2):
 def cbound_relaxed(r, e):
     """ECML21 / Laviolette 2017 relaxation: 1 - (1 - 2r)^2 / (1 - 4r + 4e) where r < 1/2."""
     return 1.0 - (1.0 - 2.0 * r) ** 2 / (1.0 - 4.0 * r + 4.0 * e) if r < 0.5 else 1.0
+
+
+def pac_cbound(gibbs, joint, kl, m, delta):
+    """PAC-Bayes form of the relaxation (germain2015 PAC-Bound 1's proof with the pairwise loss
+    "exactly one of two voters errs", whose Q^2-mean is d' = 2 (r - e) and KL(Q^2 || P^2) = 2 KL):
+    r = min(1/2, kl^-1_up(r_S, (KL + ln(2 xi(m)/delta))/m)),
+    d' = max(0, kl^-1_low(d'_S, (2 KL + ln(2 xi(m)/delta))/m)), bound 1 - (1-2r)^2 / (1-2d').
+    """
+    from tests.reference import bounds_numpy as BR  # NumPy/SciPy only, never pacbound
+
+    log_term = np.log(2.0) + BR.log_xi(m) - np.log(delta)
+    r = min(0.5, BR.kl_inv_upper(gibbs, (kl + log_term) / m))
+    d = max(0.0, BR.kl_inv_lower(2.0 * (gibbs - joint), (2.0 * kl + log_term) / m))
+    if r >= 0.5 or d >= 0.5:
+        return 1.0
+    return float(1.0 - (1.0 - 2.0 * r) ** 2 / (1.0 - 2.0 * d))
