@@ -228,3 +228,29 @@ def test_relaxation_and_moment_form_are_not_ordered_beyond_two_classes():
     # a tie (M = 0) is an error, as in the binary majority_vote_risk
     s = M.multiclass_margins(np.array([[0, 1, 2], [0, 0, 0]]), np.array([0, 0]), q, 3)
     assert float(s.majority_vote_risk) == 0.5
+
+
+def test_certify_margins_certifies_a_multiclass_posterior():
+    from pacbound import certify as Ce
+
+    rng = np.random.default_rng(3)
+    k, m = 5, 2000
+    y = rng.integers(0, k, m)
+    votes = np.where(rng.random((m, 9)) < 0.65, y[:, None], rng.integers(0, k, (m, 9)))
+    q = rng.dirichlet(np.ones(9))
+    s = M.multiclass_margins(votes, y, q, k)
+    ref = R.statistics(votes, y, q, k)
+    np.testing.assert_allclose(np.mean(s.correct_margins), 1 - 2 * ref["gibbs"], atol=1e-12)
+    np.testing.assert_allclose(
+        np.mean(s.correct_margins**2), 1 - 4 * ref["gibbs"] + 4 * ref["joint"], atol=1e-12
+    )
+    cert = Ce.certify_margins(
+        s.correct_margins, 0.4, bounds=("seeger", "pac_bound_1", "pac_bound_2", "tnd", "cctnd")
+    )
+    exact = R.pac_cbound(ref["gibbs"], ref["joint"], 0.4, m, 0.05)
+    np.testing.assert_allclose(cert.bounds["pac_bound_1"], exact, atol=1e-9)
+    assert cert.bounds["pac_bound_1"] >= exact - 1e-12  # the reference carries ~1e-15
+    for name, value in cert.bounds.items():
+        assert s.majority_vote_risk <= value <= 1.0, name
+    # its majority_vote_risk is P(w >= 1/2), an upper bound on the multiclass one
+    assert cert.majority_vote_risk >= s.majority_vote_risk

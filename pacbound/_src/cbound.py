@@ -483,7 +483,11 @@ def multiclass_cbound(
     ``d' = 2 (r - e)`` (the disagreement when ``K = 2``). Its PAC-Bayes form (certified
     outward) is :func:`pacbound.bounds.pac_bound_1` at ``(r_S, d'_S)``: ``d'`` is the
     ``Q^2``-mean of the pairwise 0-1 loss "exactly one of two voters errs", so PAC-Bound 1's
-    proof holds verbatim. The relaxation is not ordered with the moment form for ``K > 2``.
+    proof holds verbatim. To certify a multiclass posterior with every registered margin-moment
+    bound (PAC-Bound 1 and 2, Seeger, TND, CCTND, ...), pass the statistics'
+    ``correct_margins`` and ``KL(Q||P)`` to :func:`pacbound.certify.certify_margins` (its
+    ``majority_vote_risk`` is then ``P(w >= 1/2)``, not the multiclass vote's risk). The
+    relaxation is not ordered with the moment form for ``K > 2`` (either can be smaller).
 
     Example:
       >>> import jax.numpy as jnp

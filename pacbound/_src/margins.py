@@ -143,6 +143,10 @@ class MulticlassStatistics(NamedTuple):
       one_error: ``2 (r - e) = E E_{Q^2} 1{exactly one of h(x), h'(x) errs}``, the pairwise
         loss in the relaxed C-bound (equal to the disagreement when ``K = 2``).
       majority_vote_risk: weighted fraction of margins ``<= 0`` (ties are errors).
+      correct_margins: ``(m,)`` binary margins ``1 - 2 w(x) = 2 s(x)[y] - 1`` of the vote
+        "correct vs wrong": their moments are ``1 - 2r`` and ``1 - 2 one_error``, so
+        :func:`pacbound.certify.certify_margins` on them certifies a multiclass posterior
+        with every margin-moment bound (the vote errs only if ``w >= 1/2``).
     """
 
     margins: jax.Array
@@ -153,6 +157,7 @@ class MulticlassStatistics(NamedTuple):
     disagreement: jax.Array
     one_error: jax.Array
     majority_vote_risk: jax.Array
+    correct_margins: jax.Array
 
 
 def _check_multiclass(votes, y, q, num_classes, sample_weight) -> int:
@@ -255,4 +260,5 @@ def multiclass_margins(
         disagreement=mean(1.0 - jnp.sum(scores**2, axis=1)),
         one_error=mean(2.0 * w * (1.0 - w)),
         majority_vote_risk=mean((margin <= 0).astype(margin.dtype)),
+        correct_margins=1.0 - 2.0 * w,
     )
