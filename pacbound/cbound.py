@@ -8,6 +8,7 @@ from pacbound._src.cbound import (
     cbound_trinomial_sup,
     cbound_upper,
     empirical_cbound,
+    multiclass_cbound,
 )
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "cbound_trinomial_sup",
     "cbound_upper",
     "empirical_cbound",
+    "multiclass_cbound",
 ]

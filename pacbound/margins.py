@@ -9,6 +9,7 @@ from pacbound._src.margins import (
     majority_vote_risk,
     margin_moments,
     margins,
+    multiclass_margins,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "majority_vote_risk",
     "margin_moments",
     "margins",
+    "multiclass_margins",
 ]

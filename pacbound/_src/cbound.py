@@ -42,7 +42,7 @@ from pacbound._src.kl import (
     round_up,
     trinomial_kl,
 )
-from pacbound._src.margins import margin_moments
+from pacbound._src.margins import margin_moments, multiclass_margins
 from pacbound._src.validation import FINITE, HALF, NONNEGATIVE, SIGNED, UNIT, domains
 
 
@@ -456,3 +456,50 @@ def cbound_trinomial_sup(
     if cap is not None:
         return _differentiated_as(bound, _capped_envelope(best, top, e_s, d_s, eps, cap))
     return _differentiated_as(bound, _cbound_on_slice(best, e_s, d_s, eps))
+
+
+def multiclass_cbound(
+    votes: ArrayLike,
+    y: ArrayLike,
+    q: ArrayLike,
+    num_classes: int | None = None,
+    sample_weight: ArrayLike | None = None,
+    relaxed: bool = False,
+) -> jax.Array:
+    """Empirical multiclass C-bound of the vote ``(votes, q)`` (Laviolette et al. 2017).
+
+    Theorem (Laviolette, Morvant, Ralaivola, Roy, Neurocomputing 2017, multiclass C-bound):
+    for any distribution, if ``E[M_Q] > 0`` then ``R(B_Q) <= P(M_Q <= 0) <= 1 - E[M_Q]^2 /
+    E[M_Q^2]``, with the multiclass margin of :func:`~pacbound.margins.multiclass_margins`
+    (Cantelli-Chebyshev); it is 1 (no information) where ``E[M_Q] <= 0``.
+
+    ``relaxed=True`` gives the relaxation from the Gibbs risk ``r`` and joint error ``e``
+    (Viallard et al., ECML-PKDD 2021, §2, after Laviolette et al. 2017): the vote errs only if
+    ``w(x) = Q(h(x) != y) >= 1/2``, and ``1 - 2w`` has moments ``1 - 2r`` and
+    ``1 - 4r + 4e``, so for any ``K`` and ``r < 1/2``
+
+    .. math:: R(B_Q) \\le 1 - (1 - 2r)^2 / (1 - 4r + 4e) = 1 - (1 - 2r)^2 / (1 - 2 d'),
+
+    ``d' = 2 (r - e)`` (the disagreement when ``K = 2``). Its PAC-Bayes form (certified
+    outward) is :func:`pacbound.bounds.pac_bound_1` at ``(r_S, d'_S)``: ``d'`` is the
+    ``Q^2``-mean of the pairwise 0-1 loss "exactly one of two voters errs", so PAC-Bound 1's
+    proof holds verbatim. To certify a multiclass posterior with every registered margin-moment
+    bound (PAC-Bound 1 and 2, Seeger, TND, CCTND, ...), pass the statistics'
+    ``correct_margins`` and ``KL(Q||P)`` to :func:`pacbound.certify.certify_margins` (its
+    ``majority_vote_risk`` is then ``P(w >= 1/2)``, not the multiclass vote's risk). The
+    relaxation is not ordered with the moment form for ``K > 2`` (either can be smaller).
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> votes = jnp.array([[0, 0, 1], [2, 1, 1], [2, 2, 2], [0, 1, 2]])
+      >>> y = jnp.array([0, 1, 2, 2])
+      >>> q = jnp.ones(3) / 3
+      >>> round(float(multiclass_cbound(votes, y, q, num_classes=3)), 4)  # >= the risk 0.25
+      0.4318
+      >>> round(float(multiclass_cbound(votes, y, q, num_classes=3, relaxed=True)), 4)
+      0.6667
+    """
+    s = multiclass_margins(votes, y, q, num_classes, sample_weight)
+    if relaxed:
+        return cbound_from_risk(jnp.clip(s.gibbs_risk, 0.0, 1.0), jnp.clip(s.one_error, 0.0, 0.5))
+    return cbound(s.mu1, jnp.clip(s.mu2, 0.0, 1.0))

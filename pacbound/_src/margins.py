@@ -17,9 +17,14 @@ their margin forms (Germain et al., JMLR 2015, §4): ``(1 - mu1) / 2``, ``(1 - m
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
+
+from pacbound._src.validation import check_sample_weight, is_concrete
 
 
 def _vote(H: ArrayLike, q: ArrayLike) -> jax.Array:
@@ -123,3 +128,137 @@ def majority_vote_risk(H: ArrayLike, y: ArrayLike, q: ArrayLike) -> jax.Array:
     """
     m = margins(H, y, q)
     return jnp.mean((m <= 0).astype(m.dtype))
+
+
+class MulticlassStatistics(NamedTuple):
+    """Statistics of a multiclass majority vote (see :func:`multiclass_margins`).
+
+    Attributes:
+      margins: ``(m,)`` margins ``M_Q(x_i, y_i)`` in ``[-1, 1]``.
+      mu1: weighted first moment ``E[M_Q]``.
+      mu2: weighted second moment ``E[M_Q^2]``.
+      gibbs_risk: ``r = E E_Q 1{h(x) != y}``.
+      joint_error: ``e = E E_{Q^2} 1{h(x) != y, h'(x) != y}``.
+      disagreement: ``d = E E_{Q^2} 1{h(x) != h'(x)}``.
+      one_error: ``2 (r - e) = E E_{Q^2} 1{exactly one of h(x), h'(x) errs}``, the pairwise
+        loss in the relaxed C-bound (equal to the disagreement when ``K = 2``).
+      majority_vote_risk: weighted fraction of margins ``<= 0`` (ties are errors).
+      correct_margins: ``(m,)`` binary margins ``1 - 2 w(x) = 2 s(x)[y] - 1`` of the vote
+        "correct vs wrong": their moments are ``1 - 2r`` and ``1 - 2 one_error``, so
+        :func:`pacbound.certify.certify_margins` on them certifies a multiclass posterior
+        with every margin-moment bound (the vote errs only if ``w >= 1/2``).
+    """
+
+    margins: jax.Array
+    mu1: jax.Array
+    mu2: jax.Array
+    gibbs_risk: jax.Array
+    joint_error: jax.Array
+    disagreement: jax.Array
+    one_error: jax.Array
+    majority_vote_risk: jax.Array
+    correct_margins: jax.Array
+
+
+def _check_multiclass(votes, y, q, num_classes, sample_weight) -> int:
+    """Shapes always (they are static); label and vote values only at concrete inputs."""
+    shape = np.shape(votes)
+    if len(shape) == 2:
+        if num_classes is None:
+            raise ValueError("num_classes is required for (m, n) label votes")
+        k = int(num_classes)
+    elif len(shape) == 3:
+        k = shape[2]
+        if num_classes is not None and int(num_classes) != k:
+            raise ValueError(f"num_classes={num_classes} but votes have {k} classes")
+    else:
+        raise ValueError(f"votes must be (m, n) labels or (m, n, K) scores; got shape {shape}")
+    m, n = shape[:2]
+    if k < 2:
+        raise ValueError(f"num_classes must be >= 2; got {k}")
+    if np.shape(y) != (m,):
+        raise ValueError(f"y must have shape ({m},); got {np.shape(y)}")
+    if np.shape(q) != (n,):
+        raise ValueError(f"q must have shape ({n},); got {np.shape(q)}")
+    check_sample_weight(sample_weight, m)
+    for name, labels in (("y", y), ("votes", votes)) if len(shape) == 2 else (("y", y),):
+        if is_concrete(labels):
+            found = np.unique(np.asarray(labels))
+            bad = found[(found < 0) | (found >= k) | (found != np.round(found))]
+            if bad.size:
+                raise ValueError(f"{name} must hold class labels in 0..{k - 1}; found {bad[:5]}")
+    return k
+
+
+def _class_scores(votes, q, k: int) -> jax.Array:
+    """``s(x)[c] = sum_j q_j p_j(x)[c]``, shape ``(m, K)`` (one-hot ``p_j`` for label votes)."""
+    q = jnp.asarray(q)
+    dtype = jnp.result_type(q.dtype, jnp.float32)
+    votes = jnp.asarray(votes)
+    if votes.ndim == 2:
+        p = jax.nn.one_hot(votes, k, dtype=dtype)
+    else:
+        p = votes.astype(dtype)
+    return jnp.einsum("mnk,n->mk", p, q.astype(dtype))
+
+
+def multiclass_margins(
+    votes: ArrayLike,
+    y: ArrayLike,
+    q: ArrayLike,
+    num_classes: int | None = None,
+    sample_weight: ArrayLike | None = None,
+) -> MulticlassStatistics:
+    """Multiclass margins, their moments, and the Gibbs risk, joint error and disagreement.
+
+    For voters with labels in ``{0..K-1}`` (``votes`` of shape ``(m, n)``, ints) or class
+    probabilities (``votes`` of shape ``(m, n, K)``), with scores
+    ``s(x)[c] = sum_j q_j p_j(x)[c]`` (``p_j`` one-hot for label voters), the margin is
+    (Laviolette et al., Neurocomputing 2017, Definition 2)
+
+    .. math:: M_Q(x, y) = s(x)[y] - \\max_{c \\ne y} s(x)[c],
+
+    and the majority vote errs iff ``M_Q <= 0`` (a tie counts as an error, as in the binary
+    ``majority_vote_risk``). With ``w(x) = 1 - s(x)[y]`` the statistics are
+    ``r = E[w]``, ``e = E[w^2]`` and ``d = E[1 - sum_c s(x)[c]^2]``, means weighted by
+    ``sample_weight``. ``K = 2`` with labels ``(y + 1) / 2`` gives the binary quantities.
+    ``num_classes`` is static; values are validated only at concrete inputs.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> votes = jnp.array([[0, 0, 1], [2, 1, 1], [2, 2, 2], [0, 1, 2]])
+      >>> y = jnp.array([0, 1, 2, 2])
+      >>> s = multiclass_margins(votes, y, jnp.ones(3) / 3, num_classes=3)
+      >>> [round(float(v), 4) for v in s.margins]
+      [0.3333, 0.3333, 1.0, 0.0]
+      >>> float(s.majority_vote_risk), round(float(s.gibbs_risk), 4)
+      (0.25, 0.3333)
+    """
+    k = _check_multiclass(votes, y, q, num_classes, sample_weight)
+    scores = _class_scores(votes, q, k)
+    on_y = jax.nn.one_hot(jnp.asarray(y).astype(jnp.int32), k, dtype=scores.dtype)
+    s_y = jnp.sum(scores * on_y, axis=1)
+    rival = jnp.max(jnp.where(on_y > 0, -jnp.inf, scores), axis=1)
+    margin = s_y - rival
+    w = 1.0 - s_y
+    if sample_weight is None:
+        weight = jnp.full(margin.shape, 1.0 / margin.shape[0], margin.dtype)
+    else:
+        weight = jnp.asarray(sample_weight, margin.dtype)
+        weight = weight / jnp.sum(weight)
+
+    def mean(x):
+        return jnp.sum(weight * x)
+
+    r, e = mean(w), mean(w**2)
+    return MulticlassStatistics(
+        margins=margin,
+        mu1=mean(margin),
+        mu2=mean(margin**2),
+        gibbs_risk=r,
+        joint_error=e,
+        disagreement=mean(1.0 - jnp.sum(scores**2, axis=1)),
+        one_error=mean(2.0 * w * (1.0 - w)),
+        majority_vote_risk=mean((margin <= 0).astype(margin.dtype)),
+        correct_margins=1.0 - 2.0 * w,
+    )
