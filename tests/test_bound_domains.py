@@ -321,6 +321,10 @@ CASES = {
         {"H": H, "y": Y, "q": Q3},
         {"H": [2.0, NAN], "y": [-2.0], "q": [1.5]},
     ),
+    cbound.multiclass_cbound: (  # class labels (or probabilities) and y: _check_multiclass
+        {"votes": np.full((4, 3, 2), 0.5), "y": [0, 1, 1, 0], "q": Q3},
+        {"votes": [-1.0, NAN], "q": [1.5, NAN]},
+    ),
     cbound.cbound_upper: ({"mu1": 0.5, "mu2": 0.5}, {"mu1": [NAN, INF], "mu2": [-0.5]}),
     cbound.cbound_trinomial_sup: (
         {"joint_error": 0.1, "disagreement": 0.2, "eps": 0.05, "joint_error_cap": 0.3},

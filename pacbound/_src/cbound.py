@@ -458,6 +458,7 @@ def cbound_trinomial_sup(
     return _differentiated_as(bound, _cbound_on_slice(best, e_s, d_s, eps))
 
 
+@domains(votes=NONNEGATIVE, q=UNIT)
 def multiclass_cbound(
     votes: ArrayLike,
     y: ArrayLike,
