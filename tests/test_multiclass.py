@@ -178,6 +178,10 @@ def test_validation_at_concrete_inputs():
         M.multiclass_margins(p, y, q, 4)
     with pytest.raises(ValueError, match="sample_weight"):
         M.multiclass_margins(votes, y, q, 3, np.zeros(17))
+    with pytest.raises(ValueError, match="class probabilities in"):
+        M.multiclass_margins(np.where(np.arange(3) == 0, np.nan, p), y, q)
+    with pytest.raises(ValueError, match="multiclass_margins: q must lie in"):
+        M.multiclass_margins(votes, y, np.where(np.arange(5) == 0, np.nan, q), 3)
 
 
 @settings(max_examples=40, deadline=None)

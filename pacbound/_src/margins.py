@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from pacbound._src.validation import check_sample_weight, is_concrete
+from pacbound._src.validation import UNIT, check_sample_weight, domains, is_concrete
 
 
 def _vote(H: ArrayLike, q: ArrayLike) -> jax.Array:
@@ -181,6 +181,10 @@ def _check_multiclass(votes, y, q, num_classes, sample_weight) -> int:
     if np.shape(q) != (n,):
         raise ValueError(f"q must have shape ({n},); got {np.shape(q)}")
     check_sample_weight(sample_weight, m)
+    if len(shape) == 3 and is_concrete(votes):
+        v = np.asarray(votes, np.float64)
+        if not (np.isfinite(v).all() and v.min() >= 0 and v.max() <= 1):
+            raise ValueError("(m, n, K) votes must be class probabilities in [0, 1]")
     for name, labels in (("y", y), ("votes", votes)) if len(shape) == 2 else (("y", y),):
         if is_concrete(labels):
             found = np.unique(np.asarray(labels))
@@ -202,6 +206,7 @@ def _class_scores(votes, q, k: int) -> jax.Array:
     return jnp.einsum("mnk,n->mk", p, q.astype(dtype))
 
 
+@domains(q=UNIT)
 def multiclass_margins(
     votes: ArrayLike,
     y: ArrayLike,
