@@ -1,7 +1,7 @@
 """Certificates: every registered bound of a learned vote, in float64, at the Python boundary.
 
 :func:`certify` evaluates the bound registry (:data:`BOUNDS`; a new bound is one
-:func:`register_bound` call, :func:`catoni_bound` and :func:`general_loss_bound` make the
+:func:`register_bound` call, :meth:`Bound.catoni` and :meth:`Bound.general_loss` make the
 parametrized ones) on a :class:`~pacbound.solvers.LearnerResult` or a posterior, against the
 uniform prior over the learner's self-complemented voters (``result.prior_size``);
 :func:`certify_margins` from margins, :func:`certify_dirichlet` for Dirichlet stochastic votes
@@ -16,10 +16,8 @@ from pacbound._src.certify import (
     Bound,
     BoundSpec,
     Certificate,
-    catoni_bound,
     certify,
     certify_margins,
-    general_loss_bound,
     register_bound,
 )
 from pacbound._src.stochastic_votes import (
@@ -34,10 +32,8 @@ __all__ = [
     "Bound",
     "BoundSpec",
     "Certificate",
-    "catoni_bound",
     "certify",
     "certify_dirichlet",
     "certify_margins",
-    "general_loss_bound",
     "register_bound",
 ]

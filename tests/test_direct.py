@@ -16,7 +16,7 @@ from pacbound._src.solvers.gaussian_mixture import (
     mixture_votes,
 )
 from pacbound._src.solvers.mincq import mincq
-from pacbound.certify import Bound, catoni_bound, certify, general_loss_bound
+from pacbound.certify import Bound, certify
 from tests.reference import bounds_numpy as R
 
 OPT = optax.adam(0.05)  # one optimizer object: calls with equal shapes share a compilation
@@ -71,9 +71,9 @@ THOROUGH = pytest.mark.thorough
 CASES = [
     ("seeger", "softmax"),
     pytest.param("pac_bound_0", "softmax", marks=SLOW),
-    (catoni_bound(GRID), "softmax"),
-    (general_loss_bound("exponential", 0.5, GRID), "softmax"),
-    pytest.param(general_loss_bound("quadratic", 0.8, GRID), "softmax", marks=SLOW),
+    (Bound.catoni(GRID), "softmax"),
+    (Bound.general_loss("exponential", 0.5, GRID), "softmax"),
+    pytest.param(Bound.general_loss("quadratic", 0.8, GRID), "softmax", marks=SLOW),
     ("cbound_roy2016", "softmax"),
     ("pac_bound_1", "softmax"),
     pytest.param("pac_bound_2", "softmax", marks=SLOW),
@@ -138,7 +138,7 @@ def test_seeger_reaches_the_scipy_optimum():
     assert 0.01 < np.asarray(res.q).max() < 0.99  # an interior optimum, not a vertex
 
 
-@pytest.mark.parametrize("bound", ["seeger", "pac_bound_1", catoni_bound(GRID)], ids=NAME)
+@pytest.mark.parametrize("bound", ["seeger", "pac_bound_1", Bound.catoni(GRID)], ids=NAME)
 def test_no_nan_when_q_concentrates_on_a_perfect_voter_or_risk_is_zero(bound):
     H, y = voters()
     H[:, 0] = y  # a perfect voter: Q concentrates on it

@@ -178,37 +178,37 @@ class Bound:
     gamma: jax.Array | None = None
     c_grid: jax.Array | None = None
 
+    @classmethod
+    def catoni(cls, c_grid: ArrayLike | None = None) -> Bound:
+        """``2 x`` germain2009 Thm 3.1 on ``R(B_Q)``, ``C`` over ``c_grid`` (default 32 values,
+        geometric in ``[1e-2, 1e2]``) by a union bound (``delta / k`` each).
+
+        Example:
+          >>> import jax.numpy as jnp
+          >>> Bound.catoni().c_grid.shape, Bound.catoni(jnp.array([0.5, 1.0, 2.0])).c_grid.shape
+          ((32,), (3,))
+        """
+        return cls("catoni", c_grid=_grid(c_grid))
+
+    @classmethod
+    def general_loss(
+        cls, loss: str = "exponential", gamma: ArrayLike = 1.0, c_grid: ArrayLike | None = None
+    ) -> Bound:
+        """germain2009 Thm 3.2 with the exponential loss ``exp(-M / gamma)`` or the quadratic
+        loss ``(M / gamma - 1)^2`` of the margin ``M`` (§4), ``C'`` over ``c_grid`` as in
+        :meth:`Bound.catoni`. germain2009 states it for ``±1`` voters. Choosing ``gamma`` among
+        ``K`` values after seeing the sample costs ``delta / K``.
+
+        Example:
+          >>> b = Bound.general_loss("quadratic", 0.5)
+          >>> b.name, b.loss, float(b.gamma), b.c_grid.shape
+          ('general_loss', 'quadratic', 0.5, (32,))
+        """
+        return cls("general_loss", loss, jnp.asarray(gamma), _grid(c_grid))
+
 
 def _grid(c_grid: ArrayLike | None) -> jax.Array:
     return jnp.geomspace(1e-2, 1e2, 32) if c_grid is None else jnp.atleast_1d(jnp.asarray(c_grid))
-
-
-def catoni_bound(c_grid: ArrayLike | None = None) -> Bound:
-    """``2 x`` germain2009 Thm 3.1 on ``R(B_Q)``, ``C`` over ``c_grid`` (default 32 values,
-    geometric in ``[1e-2, 1e2]``) by a union bound (``delta / k`` each).
-
-    Example:
-      >>> import jax.numpy as jnp
-      >>> catoni_bound().c_grid.shape, catoni_bound(jnp.array([0.5, 1.0, 2.0])).c_grid.shape
-      ((32,), (3,))
-    """
-    return Bound("catoni", c_grid=_grid(c_grid))
-
-
-def general_loss_bound(
-    loss: str = "exponential", gamma: ArrayLike = 1.0, c_grid: ArrayLike | None = None
-) -> Bound:
-    """germain2009 Thm 3.2 with the exponential loss ``exp(-M / gamma)`` or the quadratic loss
-    ``(M / gamma - 1)^2`` of the margin ``M`` (§4), ``C'`` over ``c_grid`` as in
-    :func:`catoni_bound`. germain2009 states it for ``±1`` voters. Choosing ``gamma`` among
-    ``K`` values after seeing the sample costs ``delta / K``.
-
-    Example:
-      >>> b = general_loss_bound("quadratic", 0.5)
-      >>> b.name, b.loss, float(b.gamma), b.c_grid.shape
-      ('general_loss', 'quadratic', 0.5, (32,))
-    """
-    return Bound("general_loss", loss, jnp.asarray(gamma), _grid(c_grid))
 
 
 def _mu_grid(mu_grid: ArrayLike | None) -> jax.Array:
@@ -519,7 +519,7 @@ def as_bound(bound: str | Bound) -> Bound:
     if out.name not in BOUNDS:
         raise ValueError(f"unknown bound {out.name!r}; choose one of {tuple(BOUNDS)}")
     if out.name == "general_loss" and out.loss == "" and out.gamma is None:
-        out = general_loss_bound(c_grid=out.c_grid)
+        out = Bound.general_loss(c_grid=out.c_grid)
     if BOUNDS[out.name].grid and out.c_grid is None:
         linear = BOUNDS[out.name].grid_scale == "linear"
         out = dataclasses.replace(out, c_grid=_mu_grid(None) if linear else _grid(None))
@@ -565,7 +565,7 @@ def bound_value(bound: Bound, stats: VoteStatistics, delta, log_c=0.0) -> jax.Ar
       >>> s = vote_statistics(as_bound("seeger"), jnp.array([1 / 3, 1 / 3, 1 / 3, 1.0]), 0.0, 1000)
       >>> round(float(bound_value(as_bound("seeger"), s, 0.05)), 4)  # 2 x Seeger, Gibbs risk 0.25
       0.6079
-      >>> round(float(bound_value(catoni_bound(), s, 0.05, log_c=0.0)), 4)  # Catoni at C = 1
+      >>> round(float(bound_value(Bound.catoni(), s, 0.05, log_c=0.0)), 4)  # Catoni at C = 1
       0.8114
     """
     spec, level = BOUNDS[bound.name], delta
@@ -586,7 +586,7 @@ def certified_value(bound: Bound, stats: VoteStatistics, delta) -> tuple[jax.Arr
     Example:
       >>> import jax.numpy as jnp
       >>> s = vote_statistics(as_bound("seeger"), jnp.array([1 / 3, 1 / 3, 1 / 3, 1.0]), 0.0, 1000)
-      >>> value, c = certified_value(catoni_bound(), s, 0.05)  # the best C of the grid
+      >>> value, c = certified_value(Bound.catoni(), s, 0.05)  # the best C of the grid
       >>> round(float(value), 4), round(float(c), 3)
       (0.6233, 0.195)
     """
@@ -923,8 +923,8 @@ def certify(
       H: the ``(m, n)`` votes the posterior weighs (the training sample's), or, for a
         matrix-free result, the features ``X`` its ``stumps`` vote on.
       y: labels in ``{-1, +1}``, ``(m,)``.
-      bounds: names or :class:`Bound` objects (:func:`catoni_bound`,
-        :func:`general_loss_bound`); default every bound of :data:`DEFAULT_BOUNDS` whose family
+      bounds: names or :class:`Bound` objects (:meth:`Bound.catoni`,
+        :meth:`Bound.general_loss`); default every bound of :data:`DEFAULT_BOUNDS` whose family
         covers the posterior.
       delta: the confidence, in ``(0, 1]``; each bound holds with ``1 - delta`` on its own.
       prior: masses of the prior over the posterior's voters, fixed before seeing the sample;

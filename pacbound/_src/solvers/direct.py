@@ -190,7 +190,7 @@ def minimize_bound(
         weighs ``[H, -H]``; a :class:`~pacbound.voters.Voters` family is refused).
       y: labels in ``{-1, +1}``, ``(m,)``.
       bound: a name in :data:`pacbound.certify.BOUNDS` or a :class:`~pacbound.certify.Bound`
-        (:func:`~pacbound.certify.catoni_bound`, :func:`~pacbound.certify.general_loss_bound`).
+        (:meth:`~pacbound.certify.Bound.catoni`, :meth:`~pacbound.certify.Bound.general_loss`).
       sample_weight: ``(m,)`` example weights ``>= 0``, read as repetitions (scikit-learn's
         convention): the objective's statistics are weighted means and its ``m`` is
         ``sum v``, so an integer weight ``k`` is ``k`` copies of the example and a 0/1 mask is
