@@ -34,7 +34,16 @@ members and ``KL = KL(rho||pi)``:
 * ``ccpbb``: Chebyshev-Cantelli with PAC-Bayes-Bennett on the mu-tandem loss (Wu et al. 2021,
   Thm 15), the best ``mu`` of :data:`MU_GRID` at ``delta / len(MU_GRID)``;
 * ``split_kl``: Chebyshev-Cantelli with PAC-Bayes-split-kl on the mu-tandem loss (Wu and
-  Seldin, NeurIPS 2022), the same grid.
+  Seldin, NeurIPS 2022), the same grid;
+* ``cbound_seeger``, ``cbound_mcallester``, ``cbound_joint``: the C-bound ``1 - (1 - 2r)^2 /
+  (1 - 2d')`` in the PAC-Bayes forms of Viallard, Germain, Habrard, Morvant (ECML-PKDD 2021;
+  :mod:`pacbound._src.bounds.second_order.cbound_forms`), with the Gibbs risk ``r`` (on ``n``)
+  and, for any number of classes, the pairs' joint (tandem) error ``e`` and split rate ``d' =
+  2(r - e)`` (exactly one of two voters errs; on ``n2``), the disagreement for two classes:
+  ``C(r_up, d'_low)`` from kl-inverses (Seeger: PAC-Bound 1 of Germain et al. 2015 at ``n =
+  n2``), from square-root deviations (McAllester: roy2016 Thm 2 at ``n = n2``), and the sup
+  over a trinomial kl-ball on ``(e, d')`` (joint: PAC-Bound 2). Their minimizers are the
+  direct C-bound minimization learners of that paper.
 
 All of them bound the risk of ``MV_rho`` counting a tie as an error, for any number of classes
 (an error of the vote means that at least half of ``rho``'s weight errs); ``dis`` needs binary
@@ -86,7 +95,14 @@ __all__ = [
     "optimize_posterior",
 ]
 
-BOUNDS = ("first_order", "tnd", "dis", "cctnd", "ccpbb", "split_kl")
+BOUNDS = (
+    "first_order", "tnd", "dis", "cctnd", "ccpbb", "split_kl",
+    "cbound_seeger", "cbound_mcallester", "cbound_joint",
+)  # fmt: skip
+_CBOUND_FORMS = {
+    "cbound_seeger": so.cbound_seeger,
+    "cbound_mcallester": so.cbound_mcallester,
+}
 # data-independent grid of mu for CCPBB and split-kl (40 values in [-1/2, 1/2), step 1/40)
 MU_GRID = np.round(np.arange(-0.5, 0.5, 0.025), 4)
 _GRID_BOUNDS = ("ccpbb", "split_kl")
@@ -244,6 +260,12 @@ def _bound_values(stats, rho, n, n2, delta, mu_grid, disagreement, m_unlabeled, 
         elif name == "cctnd":
             mu = so.cctnd_optimal_mu(t, g, kl, n, n2, delta)
             out[name] = (so.cctnd(t, g, kl, n, n2, delta, mu), mu)
+        elif name in _CBOUND_FORMS:
+            split = ternary_rates(stats, rho).one
+            out[name] = (_CBOUND_FORMS[name](g, split, kl, n, n2, delta), nan)
+        elif name == "cbound_joint":
+            rates = ternary_rates(stats, rho)
+            out[name] = (so.cbound_joint(rates.both, rates.one, kl, n2, delta), nan)
         else:
             values = _grid_values(name, stats, rho, kl, n2, delta, mu_grid)
             out[name] = (jnp.min(values), mu_grid[jnp.argmin(values)])
