@@ -272,10 +272,11 @@ def _bound_values(stats, rho, n, n2, delta, mu_grid, disagreement, m_unlabeled, 
     return out, (g, t, kl)
 
 
-@jax.jit
 def _joint_bound(rates, kl, n2, delta):
-    """``cbound_joint`` at the ``(both, one)`` rates of ``_bound_values``: scalar arguments, so
-    its certified trinomial search compiles once per process, not once per ensemble size."""
+    """``cbound_joint`` at the ``(both, one)`` rates of ``_bound_values``, outside its jit: its
+    certified trinomial search (:func:`pacbound.cbound.cbound_trinomial_sup`, jitted on
+    scalars) compiles once per process and dtype, shared with ``pac_bound_2``, not once per
+    ensemble size."""
     return so.cbound_joint(rates[0], rates[1], kl, n2, delta)
 
 

@@ -195,7 +195,8 @@ def _mp_cbound(r, d):
 
 
 def ld_seeger(r, d, kl, n, n2, delta):
-    """Float of :func:`mp_seeger` (a spot-check value, not above the exact bound to 1e-40)."""
+    """:func:`mp_seeger` rounded to the nearest float: a float ``>=`` the exact bound is ``>=``
+    it (rounding is monotone), so a certified value must be."""
     return float(mp_seeger(r, d, kl, n, n2, delta))
 
 
@@ -219,8 +220,9 @@ def _self_check():
         r, e = float(w.mean()), float((w**2).mean())
         d = 2.0 * (r - e)
         for n, n2 in ((400, 400), (300, 120)):
-            assert abs(seeger(r, d, 0.3, n, n2, 0.05) - float(mp_seeger(r, d, 0.3, n, n2, 0.05))) < 1e-12
-            assert abs(mcallester(r, d, 0.3, n, n2, 0.05) - ld_mcallester(r, d, 0.3, n, n2, 0.05)) < 1e-12
+            args = (r, d, 0.3, n, n2, 0.05)
+            assert abs(seeger(*args) - ld_seeger(*args)) < 1e-12
+            assert abs(mcallester(*args) - ld_mcallester(*args)) < 1e-12
             assert abs(joint(e, d, 0.3, n2, 0.05) - ld_joint(e, d, 0.3, n2, 0.05)) < 1e-9
     assert binary_kl(0.1, 0.1) == 0.0
     print("cbound_forms_numpy self-check passed")
