@@ -199,3 +199,31 @@ def test_the_forms_are_in_bounds_and_refuse_bad_arguments():
     assert float(so.cbound_joint(0.1, 0.6, 0.0, 1000, 0.05)) == 1.0
     clipped = float(so.cbound_seeger(0.1, 0.5, 0.0, 1000, 1000, 0.05))
     assert float(so.cbound_seeger(0.1, 0.7, 0.0, 1000, 1000, 0.05)) == clipped
+
+
+def test_the_constants_allow_the_smaller_out_of_bag_sizes():
+    """The module's reason for n = min_j n_j and n2 = min n_jk: c(n)^(1/n) decreases in n for
+    each constant c(n) = 2 xi(n), xi(n) + n, 4 sqrt(n) (so c(n_j)^(n / n_j) <= c(n))."""
+    from tests.reference.bounds_numpy import log_xi
+
+    n = np.arange(1, 3001)
+    logs = np.array([log_xi(k) for k in n])
+    for log_c in (np.log(2) + logs, np.log(np.exp(logs) + n), np.log(4 * np.sqrt(n))):
+        assert (np.diff(log_c / n) < 0).all()
+
+
+def test_forest_classifier_learns_a_c_bound_posterior_binary_and_multiclass():
+    pytest.importorskip("sklearn")
+    from pacbound.estimators import ForestClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(900, 4))
+    score = X[:, 0] + 0.7 * X[:, 1] + 0.1 * rng.normal(size=900)
+    for n_classes in (2, 3):
+        y = np.digitize(score, np.linspace(-0.6, 0.6, n_classes - 1))
+        clf = ForestClassifier("rf", 10, objective="cbound_seeger", max_iter=100, random_state=0)
+        clf.fit(X, y)
+        cert = clf.certificate()
+        assert set(FORMS) <= set(cert.bounds) and clf.bound_ == cert.bounds["cbound_seeger"]
+        uniform = clf.certificate(rho=np.full(10, 0.1)).bounds["cbound_seeger"]
+        assert clf.bound_ < uniform < 1 and clf.score(X, y) > 0.8, (n_classes, clf.bound_)
