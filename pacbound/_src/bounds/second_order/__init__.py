@@ -25,6 +25,8 @@ Modules, one concept each (every public name is re-exported here):
   CCPBB with
   their lambda / gamma grids ([WMLIS21] Thms 9, 13, 15; [TS13]).
 * :mod:`~pacbound._src.bounds.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
+* :mod:`~pacbound._src.bounds.second_order.cbound_forms`: the C-bound's Seeger, McAllester and
+  joint forms on a vote of any number of classes, out of bag ([VGHM21]).
 * :mod:`~pacbound._src.bounds.second_order.pair_variance`: CCPBB's average pair variance from a
   vote's
   votes (what :func:`pacbound.certify.certify` needs beyond the margins).
@@ -34,7 +36,8 @@ Modules, one concept each (every public name is re-exported here):
 Sources: [MLIS20] Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2020 (arXiv 2007.13532);
 [WMLIS21] Wu, Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2021 (arXiv 2106.13624); [WS22] Wu,
 Seldin, NeurIPS 2022 (arXiv 2206.00706); [GLLMR15] Germain, Lacasse, Laviolette, Marchand,
-Roy, JMLR 16, 2015; [TS13] Tolstikhin, Seldin, NeurIPS 2013.
+Roy, JMLR 16, 2015; [VGHM21] Viallard, Germain, Habrard, Morvant, ECML-PKDD 2021; [TS13]
+Tolstikhin, Seldin, NeurIPS 2013.
 """
 
 from pacbound._src.bounds.second_order.bennett import (
@@ -44,6 +47,11 @@ from pacbound._src.bounds.second_order.bennett import (
     mu_tandem_range,
     pac_bayes_bennett,
     variance_upper_bound,
+)
+from pacbound._src.bounds.second_order.cbound_forms import (
+    cbound_joint,
+    cbound_mcallester,
+    cbound_seeger,
 )
 from pacbound._src.bounds.second_order.common import chebyshev_cantelli
 from pacbound._src.bounds.second_order.germain import pac_bound_1_prime, pac_bound_2_prime
@@ -66,6 +74,9 @@ from pacbound._src.bounds.second_order.tandem import (
 
 __all__ = [
     "GRID_SIZE",
+    "cbound_joint",
+    "cbound_mcallester",
+    "cbound_seeger",
     "ccpbb",
     "ccpbb_over_mu",
     "cctnd",
