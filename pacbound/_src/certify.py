@@ -73,7 +73,7 @@ from jax.typing import ArrayLike
 
 from pacbound._src import bounds
 from pacbound._src.bounds import second_order as so
-from pacbound._src.dirichlet import dirichlet_kl
+from pacbound._src.dirichlet import dirichlet_kl_upper
 from pacbound._src.kl import kl_divergence, round_up
 from pacbound._src.margins import correctness_votes, multiclass_margins
 from pacbound._src.protocol import Family, LearnerResult
@@ -557,7 +557,8 @@ def dirichlet_margin_statistics(
     margin loss ``P_S(M <= gamma)`` at each threshold of ``bound.gamma`` on the 0/1 ``rows``,
     counting the margins within ``slack`` above a threshold (the margins' rounding, so the
     count is never below the exact one) and rounded up by the division's u; and
-    ``KL(Dir(K theta) || Dir(beta))`` at each concentration of ``bound.c_grid`` (``inf``
+    ``KL(Dir(K theta) || Dir(beta))`` at each concentration of ``bound.c_grid``, rounded up
+    past its rounding errors (:func:`pacbound._src.dirichlet.dirichlet_kl_upper`; ``inf``
     where ``theta`` has a zero: ``Dir(K theta)`` is not a Dirichlet). Traceable.
 
     Example:
@@ -571,7 +572,7 @@ def dirichlet_margin_statistics(
     gammas, ks = cast(jax.Array, bound.gamma), cast(jax.Array, bound.c_grid)
     below = (margins[:, None] <= gammas[None, :] + slack).astype(margins.dtype)
     losses = round_up(rows @ below / jnp.sum(rows), 1.0)
-    kls = jax.vmap(lambda k: dirichlet_kl(k * theta, beta))(ks)
+    kls = jax.vmap(lambda k: dirichlet_kl_upper(k * theta, beta))(ks)
     return losses, jnp.where(jnp.all(theta > 0) & jnp.all(beta > 0), kls, jnp.inf)
 
 

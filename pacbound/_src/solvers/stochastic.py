@@ -34,9 +34,9 @@ bound on ``R(MV_q)``, exact and differentiable through the incomplete beta funct
 authors' training objective, ``margin_loss_binary`` and ``margin_bound`` of their
 ``core/losses.py`` and ``core/bounds.py``, with the concentration term derived here):
 
-.. math:: kl^{-1}_{up}\Big(\frac1m \sum_i I_{1/2 + \gamma/4}(a_i, b_i),
-          \frac{KL(Dir(\alpha) \| Dir(\beta)) + \ln(2\sqrt m / \delta)}{m}\Big)
-          + e^{-(\alpha_0 + 1)\gamma^2 / 8}
+.. math:: kl^{-1}_{up}\\Big(\\frac1m \\sum_i I_{1/2 + \\gamma/4}(a_i, b_i),
+          \\frac{KL(Dir(\\alpha) \\| Dir(\\beta)) + \\ln(2\\sqrt m / \\delta)}{m}\\Big)
+          + e^{-(\\alpha_0 + 1)\\gamma^2 / 8}
 
 (``I_{1/2 + gamma/4}(a_i, b_i) = P_{rho ~ Dir(alpha)}[M_rho <= gamma / 2]``) at one
 threshold ``gamma`` (traced, so ``jax.vmap`` sweeps it; the authors train at one ``gamma``
