@@ -195,12 +195,15 @@ def dirichlet_kl_upper(alpha: ArrayLike, beta: ArrayLike, input_roundings: float
         + jnp.abs(digamma(b0)) * b0 * n
         + jnp.sum(jnp.abs(psi_a) * alpha * r, -1)
         + jnp.sum(
-            jnp.abs(alpha - beta) * ((1.0 + 1.0 / alpha) * r + (1.0 + 1.0 / a0[..., None]) * (n + r)),
+            jnp.abs(alpha - beta)
+            * ((1.0 + 1.0 / alpha) * r + (1.0 + 1.0 / a0[..., None]) * (n + r)),
             -1,
         )
     )
     arithmetic = 3.0 * jnp.sum(jnp.abs(weighted), -1) + (2 * n + 3) * (
-        jnp.abs(lg_a0) + jnp.abs(lg_b0) + jnp.sum(jnp.abs(lg_a) + jnp.abs(lg_b) + jnp.abs(weighted), -1)
+        jnp.abs(lg_a0)
+        + jnp.abs(lg_b0)
+        + jnp.sum(jnp.abs(lg_a) + jnp.abs(lg_b) + jnp.abs(weighted), -1)
     )
     u = float(jnp.finfo(kl.dtype).eps) / 2.0
     return round_up(kl + u * (library + inputs + arithmetic), 1.0)

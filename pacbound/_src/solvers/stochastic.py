@@ -53,7 +53,7 @@ the default prior).
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -236,7 +236,7 @@ def _margin_certificate(alpha, H, y, prior, delta, rows, gammas):
     return jnp.minimum(BOUNDS[MARGIN].value(bound, stats, delta, nan), 1.0)
 
 
-def _certified_margin(alpha, H, y, prior, delta, rows, gammas) -> jax.Array:
+def _certified_margin(alpha, H, y, prior, delta, rows, gammas) -> Any:
     """:func:`_margin_certificate`, in float64 for concrete inputs (as ``certify``)."""
     rows = jnp.ones(jnp.shape(y), alpha.dtype) if rows is None else rows
     args = (alpha, H, y, prior, delta, rows, gammas)
@@ -289,7 +289,7 @@ def minimize_dirichlet_bound(
     num_samples: int = 10,
     slope: ArrayLike = DEFAULT_SLOPE,
     gamma: ArrayLike = 0.1,
-    gamma_grid: ArrayLike = DEFAULT_GAMMA_GRID,
+    gamma_grid: ArrayLike | None = None,
 ) -> LearnerResult:
     """Learn a Dirichlet posterior over ``[H, -H]`` by minimizing a PAC-Bayes bound on the
     stochastic vote's expected risk (zantedeschi2021, Section 4; module docstring):
@@ -330,7 +330,7 @@ def minimize_dirichlet_bound(
       gamma: ``bound="margin"``'s margin threshold in the objective, in ``(0, 1]`` (traced).
       gamma_grid: ``bound="margin"``'s margin thresholds of the certificate, ``k`` values in
         ``(0, 1]`` fixed before seeing the sample (``delta / k`` each; traced); default
-        :data:`DEFAULT_GAMMA_GRID`.
+        ``DEFAULT_GAMMA_GRID`` (20 values geometric in ``[0.01, 1]``).
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`: ``q = alpha / sum(alpha)`` over
@@ -362,15 +362,16 @@ def minimize_dirichlet_bound(
     H = votes_matrix(voters, "minimize_dirichlet_bound")
     name = _bound_name(bound)
     _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight)
+    grid = np.asarray(DEFAULT_GAMMA_GRID) if gamma_grid is None else gamma_grid
     if name == MARGIN:
-        _check_margin(risk, gamma, gamma_grid)
+        _check_margin(risk, gamma, grid)
     dtype = float_dtype(H, y)
     m, n = jnp.shape(H)
     given_prior = prior
     prior = jnp.broadcast_to(jnp.asarray(1.0 if prior is None else prior, dtype), (2 * n,))
     H, y = jnp.asarray(H, dtype), jnp.asarray(y, dtype)
     v = jnp.ones(m, dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
-    gammas = jnp.atleast_1d(jnp.asarray(gamma_grid, dtype))
+    gammas = jnp.atleast_1d(jnp.asarray(grid, dtype))
     alpha, final, empirical, kl, trajectory = _minimize(
         H, y, v, prior, jnp.asarray(delta, dtype), jax.random.key(0) if key is None else key,
         jnp.asarray(slope, dtype), jnp.asarray(gamma, dtype), bound=name, risk=risk,
