@@ -566,8 +566,8 @@ def dirichlet_margin_statistics(
       >>> b = Bound.dirichlet_margin([0.5, 1.0], [10.0])
       >>> losses, kls = dirichlet_margin_statistics(
       ...     jnp.array([0.2, 0.6, 1.0, 1.0]), jnp.ones(4), jnp.ones(3) / 3, jnp.ones(3), b, 0.0)
-      >>> [round(float(x), 4) for x in losses], round(float(kls[0]), 4)  # 1 and 4 of 4
-      ([0.25, 1.0], 0.6068)
+      >>> [round(float(x), 4) for x in losses], round(float(kls[0]), 3)  # 1 and 4 of 4
+      ([0.25, 1.0], 0.607)
     """
     gammas, ks = cast(jax.Array, bound.gamma), cast(jax.Array, bound.c_grid)
     below = (margins[:, None] <= gammas[None, :] + slack).astype(margins.dtype)
