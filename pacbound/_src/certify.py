@@ -36,6 +36,21 @@ margin moments. They bound another object than ``R(B_Q)`` and are certified by
 :func:`pacbound.certify.certify_dirichlet`; :func:`certify` refuses a result whose
 ``family`` is ``Family.DIRICHLET``.
 
+**The Dirichlet margin bound** (``"dirichlet_margin"``, biggs2022,
+:func:`pacbound.bounds.dirichlet_margin`) is in :data:`BOUNDS`, not in
+:data:`STOCHASTIC_BOUNDS`: it bounds the same object as the others, the deterministic vote
+``R(B_Q)`` of a posterior ``q`` over the voters, and reads statistics of ``q``'s votes; the
+Dirichlet ``Dir(K q)`` only serves its proof. So :func:`certify` computes it for any ``q``
+(a learner's categorical result, or ``minimize_dirichlet_bound(..., "margin")``'s) and
+:attr:`Certificate.best` may compare it with the others. It needs two statistics the margin
+moments do not give (``needs=("dirichlet",)``): the margin losses ``P_S(M <= gamma)`` over its
+grid of thresholds (``VoteStatistics.margin_losses``) and ``KL(Dir(K q) || Dir(beta))``
+over its grid of concentrations (``VoteStatistics.dirichlet_kls``), both computed from the
+votes (:func:`dirichlet_margin_statistics`), with the prior ``Dir(N P)`` for the prior masses
+``P`` over the ``N`` entries of ``q`` (``Dir(1, ..., 1)`` for the default uniform ``P``, the
+paper's). It applies to ``{-1, +1}`` votes and to a ``q`` positive on every voter (its value is
+1 otherwise); it is not a default bound.
+
 **Second-order bounds from the margins.** For a weighted majority vote the per-example
 ``rho``-weighted error is ``W_i = (1 - M_i) / 2`` (``M = y F`` the margin): the share of the
 vote's mass on voters that err for ``±1`` voters, the expected error of real-valued voters in
@@ -571,7 +586,8 @@ def dirichlet_margin_statistics(
     """
     gammas, ks = cast(jax.Array, bound.gamma), cast(jax.Array, bound.c_grid)
     below = (margins[:, None] <= gammas[None, :] + slack).astype(margins.dtype)
-    losses = round_up(rows @ below / jnp.sum(rows), 1.0)
+    count = jnp.matmul(rows, below, precision=jax.lax.Precision.HIGHEST)
+    losses = round_up(count / jnp.sum(rows), 1.0)
     kls = jax.vmap(lambda k: dirichlet_kl_upper(k * theta, beta))(ks)
     return losses, jnp.where(jnp.all(theta > 0) & jnp.all(beta > 0), kls, jnp.inf)
 
@@ -921,7 +937,7 @@ def _dirichlet_extra(votes, y, rows, q, weights, bound, prior, log_size) -> dict
     else:
         beta, covered = size * prior.astype(q.dtype), jnp.ones((), bool)
     covered = covered & jnp.all(jnp.abs(votes) == 1)
-    margins = y * (votes @ weights)
+    margins = y * jnp.matmul(votes, weights, precision=jax.lax.Precision.HIGHEST)  # no TF32
     slack = 2.0 * (votes.shape[1] + 4) * float(jnp.finfo(q.dtype).eps) / 2.0
     losses, kls = dirichlet_margin_statistics(margins, rows, q, beta, bound, slack)
     return {"margin_losses": losses, "dirichlet_kls": jnp.where(covered, kls, jnp.inf)}

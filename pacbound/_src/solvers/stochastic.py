@@ -228,7 +228,7 @@ def _margin_certificate(alpha, H, y, prior, delta, rows, gammas):
     n = H.shape[1]
     ks = jnp.concatenate([Bound.dirichlet_margin(gammas).c_grid.astype(q.dtype), alpha.sum()[None]])
     bound = Bound.dirichlet_margin(gammas, ks)
-    margins = y * (H @ (q[:n] - q[n:]))
+    margins = y * jnp.matmul(H, q[:n] - q[n:], precision=jax.lax.Precision.HIGHEST)
     slack = 2.0 * (n + 4) * float(jnp.finfo(q.dtype).eps) / 2.0
     losses, kls = dirichlet_margin_statistics(margins, rows, q, prior, bound, slack)
     nan = jnp.full((), jnp.nan, q.dtype)
