@@ -205,8 +205,10 @@ def margin_bound_ref_mp(loss, kl, m, delta, k, gamma):
 
 H1, Y1 = _sample(m=200, n=3, seed=1)
 ROWS = (np.arange(200) % 4 > 0).astype(np.float64)
-GRID = np.geomspace(0.05, 1.0, 5)
-KS = np.geomspace(1.0, 1e7, 57)  # Bound.dirichlet_margin's default concentrations
+# The grids as the library stores them (float32 outside x64): the certificate holds at the
+# thresholds it counted the margins at, those floats.
+GRID = np.geomspace(0.05, 1.0, 5).astype(np.float32).astype(np.float64)
+KS = np.asarray(Bound.dirichlet_margin().c_grid, np.float64)  # the default concentrations
 
 
 def test_certify_matches_the_reference_and_a_fold_is_its_subsample():

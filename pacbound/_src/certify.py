@@ -242,7 +242,9 @@ class Bound:
         concentrations ``concentration_grid`` (free: no union bound). Defaults: the authors'
         1000 thresholds (``real_margin.py``: ``logspace(-4, log10(1/2), 1000,
         endpoint=False)`` on the wrong voters' weight, doubled here to margins: ``2e-4`` to
-        ``1``) and 57 concentrations geometric in ``[1, 1e7]``.
+        ``1``) and 57 concentrations geometric in ``[1, 1e7]``. The grids are stored in the
+        working precision (float32 unless x64 is on): the bound holds at those floats, the
+        thresholds the margins are counted at.
 
         Example:
           >>> b = Bound.dirichlet_margin()
