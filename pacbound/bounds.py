@@ -17,6 +17,8 @@ The registry that names them for certification and for the minimizers is
   :func:`cctnd`, :func:`ccpbb`, :func:`pac_bayes_bennett` (Wu et al. 2021),
   :func:`split_kl_mu_tandem`, :func:`pac_bayes_split_kl` (Wu and Seldin 2022),
   :func:`pac_bound_1_prime`, :func:`pac_bound_2_prime`;
+* the margin bound of the deterministic vote through Dirichlet posteriors:
+  :func:`dirichlet_margin` (biggs2022);
 * test-set bounds: :func:`binomial_tail_inversion`, :func:`majority_vote_test_set_bound`
   (Langford 2005 Thm 3.3).
 """
@@ -36,6 +38,7 @@ from pacbound._src.bounds.first_order import (
     seeger,
     xi,
 )
+from pacbound._src.bounds.margin import dirichlet_margin
 from pacbound._src.bounds.second_order.bennett import (
     ccpbb,
     pac_bayes_bennett,
@@ -66,6 +69,7 @@ __all__ = [
     "cbound_roy2016",
     "ccpbb",
     "cctnd",
+    "dirichlet_margin",
     "dis",
     "empirical_bernstein",
     "exponential_loss_constants",

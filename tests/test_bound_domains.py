@@ -78,6 +78,23 @@ CASES = {
         {"mean": [-0.1, 1.5], "variance": [-0.1, NAN], "m": [1, 0], "delta": [0.0, 2.0]},
     ),
     bounds.xi: ({"m": 1000}, {"m": [-1, INF, NAN]}),
+    bounds.dirichlet_margin: (
+        {
+            "margin_loss": 0.05,
+            "kl": 5.0,
+            "m": 2000,
+            "delta": 0.05,
+            "concentration": 1000.0,
+            "gamma": 0.5,
+        },
+        {
+            "margin_loss": [-0.1, 1.5, NAN],
+            **COMMON,
+            "m": [0, INF],
+            "concentration": [0.0, -1.0, INF, NAN],
+            "gamma": [0.0, -0.5, NAN],
+        },
+    ),
     bounds.pac_bound_0: (
         {"gibbs_risk": 0.1, "kl": 1.0, "m": 1000, "delta": 0.05},
         {"gibbs_risk": [-0.1, 1.5], **COMMON, "m": [0]},

@@ -36,6 +36,21 @@ margin moments. They bound another object than ``R(B_Q)`` and are certified by
 :func:`pacbound.certify.certify_dirichlet`; :func:`certify` refuses a result whose
 ``family`` is ``Family.DIRICHLET``.
 
+**The Dirichlet margin bound** (``"dirichlet_margin"``, biggs2022,
+:func:`pacbound.bounds.dirichlet_margin`) is in :data:`BOUNDS`, not in
+:data:`STOCHASTIC_BOUNDS`: it bounds the same object as the others, the deterministic vote
+``R(B_Q)`` of a posterior ``q`` over the voters, and reads statistics of ``q``'s votes; the
+Dirichlet ``Dir(K q)`` only serves its proof. So :func:`certify` computes it for any ``q``
+(a learner's categorical result, or ``minimize_dirichlet_bound(..., "margin")``'s) and
+:attr:`Certificate.best` may compare it with the others. It needs two statistics the margin
+moments do not give (``needs=("dirichlet",)``): the margin losses ``P_S(M <= gamma)`` over its
+grid of thresholds (``VoteStatistics.margin_losses``) and ``KL(Dir(K q) || Dir(beta))``
+over its grid of concentrations (``VoteStatistics.dirichlet_kls``), both computed from the
+votes (:func:`dirichlet_margin_statistics`), with the prior ``Dir(N P)`` for the prior masses
+``P`` over the ``N`` entries of ``q`` (``Dir(1, ..., 1)`` for the default uniform ``P``, the
+paper's). It applies to ``{-1, +1}`` votes and to a ``q`` positive on every voter (its value is
+1 otherwise); it is not a default bound.
+
 **Second-order bounds from the margins.** For a weighted majority vote the per-example
 ``rho``-weighted error is ``W_i = (1 - M_i) / 2`` (``M = y F`` the margin): the share of the
 vote's mass on voters that err for ``±1`` voters, the expected error of real-valued voters in
@@ -73,7 +88,8 @@ from jax.typing import ArrayLike
 
 from pacbound._src import bounds
 from pacbound._src.bounds import second_order as so
-from pacbound._src.kl import kl_divergence
+from pacbound._src.dirichlet import dirichlet_kl_upper
+from pacbound._src.kl import kl_divergence, round_up
 from pacbound._src.margins import correctness_votes, multiclass_margins
 from pacbound._src.protocol import Family, LearnerResult
 from pacbound._src.validation import check_delta, check_labels, check_votes, is_concrete
@@ -96,6 +112,10 @@ class VoteStatistics(NamedTuple):
         the mu-tandem loss is ``c0 + c1 mu + c2 mu^2``
         (:func:`pacbound._src.bounds.second_order.mu_tandem_variance_coefficients`), or ``None``
         (CCPBB).
+      margin_losses: ``(k,)`` the empirical margin losses ``P_S(M <= gamma)`` at the ``k``
+        thresholds of a ``dirichlet_margin`` bound's grid, or ``None``.
+      dirichlet_kls: ``(l,)`` ``KL(Dir(K q) || Dir(beta))`` at the ``l`` concentrations of its
+        grid (``inf`` where the bound does not apply), or ``None``.
     """
 
     mu1: jax.Array
@@ -106,6 +126,8 @@ class VoteStatistics(NamedTuple):
     unlabeled_disagreement: jax.Array | None = None
     m_unlabeled: jax.Array | None = None
     pair_variance: jax.Array | None = None
+    margin_losses: jax.Array | None = None
+    dirichlet_kls: jax.Array | None = None
 
     @property
     def gibbs_risk(self) -> jax.Array:
@@ -167,12 +189,14 @@ class Bound:
     Attributes:
       name: a key of :data:`BOUNDS`.
       loss: ``"exponential"`` or ``"quadratic"`` for ``"general_loss"`` (germain2009 §4).
-      gamma: the loss's margin scale (``"general_loss"`` only).
+      gamma: the loss's margin scale (``"general_loss"``), or the grid of margin thresholds
+        of ``"dirichlet_margin"`` (:meth:`Bound.dirichlet_margin`).
       c_grid: the ``k`` values of the bound's free constant: Catoni's ``C`` (``"catoni"``,
         ``"general_loss"``) or the offset ``mu < 1/2`` of the mu-tandem loss (``"split_kl"``,
         ``"ccpbb"``): each value gets ``delta / k`` (union bound); the certificate is the
         smallest bound over the grid, and a minimizer moves the constant continuously within
-        the grid's range.
+        the grid's range. For ``"dirichlet_margin"``: the concentrations ``K`` (no union
+        bound: the PAC-Bayes bound holds for every ``Dir(K q)`` at once).
     """
 
     name: str
@@ -207,6 +231,46 @@ class Bound:
           ('general_loss', 'quadratic', 0.5, (32,))
         """
         return cls("general_loss", loss, jnp.asarray(gamma), _grid(c_grid))
+
+    @classmethod
+    def dirichlet_margin(
+        cls, gamma_grid: ArrayLike | None = None, concentration_grid: ArrayLike | None = None
+    ) -> Bound:
+        """The Dirichlet margin bound (biggs2022; :func:`pacbound.bounds.dirichlet_margin`) on
+        the deterministic vote of ``q``, the smallest over the margin thresholds
+        ``gamma_grid`` (``k`` values fixed in advance, ``delta / k`` each) and the
+        concentrations ``concentration_grid`` (free: no union bound). Defaults: the authors'
+        1000 thresholds (``real_margin.py``: ``logspace(-4, log10(1/2), 1000,
+        endpoint=False)`` on the wrong voters' weight, doubled here to margins: ``2e-4`` to
+        ``1``) and 57 concentrations geometric in ``[1, 1e7]``. The grids are stored in the
+        working precision (float32 unless x64 is on): the bound holds at those floats, the
+        thresholds the margins are counted at.
+
+        Example:
+          >>> b = Bound.dirichlet_margin()
+          >>> b.gamma.shape, round(float(b.gamma[0]), 6), b.c_grid.shape
+          ((1000,), 0.0002, (57,))
+          >>> Bound.dirichlet_margin([0.0, 0.1])
+          Traceback (most recent call last):
+            ...
+          ValueError: dirichlet_margin's grids must be finite and > 0; got ...
+        """
+        gammas = (
+            jnp.asarray(np.geomspace(2e-4, 1.0, 1000, endpoint=False))
+            if gamma_grid is None
+            else jnp.atleast_1d(jnp.asarray(gamma_grid))
+        )
+        ks = (
+            jnp.geomspace(1.0, 1e7, 57)
+            if concentration_grid is None
+            else jnp.atleast_1d(jnp.asarray(concentration_grid))
+        )
+        for grid in (gammas, ks):
+            if is_concrete(grid) and not (np.isfinite(grid).all() and (np.asarray(grid) > 0).all()):
+                raise ValueError(
+                    f"dirichlet_margin's grids must be finite and > 0; got {np.asarray(grid)}"
+                )
+        return cls("dirichlet_margin", gamma=gammas, c_grid=ks)
 
 
 def _grid(c_grid: ArrayLike | None) -> jax.Array:
@@ -305,6 +369,7 @@ STOCHASTIC_BOUNDS: dict[str, BoundSpec] = {}
 _NEEDED_FIELDS = {
     "unlabeled": ("unlabeled_disagreement", "m_unlabeled"),
     "pair_variance": ("pair_variance",),
+    "dirichlet": ("margin_losses", "dirichlet_kls"),
 }
 
 
@@ -495,6 +560,65 @@ for _spec in (
 ):
     register_bound(_spec)
 
+
+# ------------------------------------------------ the Dirichlet margin bound (issue #39)
+def dirichlet_margin_statistics(
+    margins: jax.Array,
+    rows: jax.Array,
+    theta: jax.Array,
+    beta: jax.Array,
+    bound: Bound,
+    slack: ArrayLike,
+) -> tuple[jax.Array, jax.Array]:
+    """``(margin_losses, dirichlet_kls)`` for a ``dirichlet_margin`` :class:`Bound`: the
+    margin loss ``P_S(M <= gamma)`` at each threshold of ``bound.gamma`` on the 0/1 ``rows``,
+    counting the margins within ``slack`` above a threshold (the margins' rounding, so the
+    count is never below the exact one) and rounded up by the division's u; and
+    ``KL(Dir(K theta) || Dir(beta))`` at each concentration of ``bound.c_grid``, rounded up
+    past its rounding errors (:func:`pacbound._src.dirichlet.dirichlet_kl_upper`; ``inf``
+    where ``theta`` has a zero: ``Dir(K theta)`` is not a Dirichlet). Traceable.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> b = Bound.dirichlet_margin([0.5, 1.0], [10.0])
+      >>> losses, kls = dirichlet_margin_statistics(
+      ...     jnp.array([0.2, 0.6, 1.0, 1.0]), jnp.ones(4), jnp.ones(3) / 3, jnp.ones(3), b, 0.0)
+      >>> [round(float(x), 4) for x in losses], round(float(kls[0]), 3)  # 1 and 4 of 4
+      ([0.25, 1.0], 0.607)
+    """
+    gammas, ks = cast(jax.Array, bound.gamma), cast(jax.Array, bound.c_grid)
+    below = (margins[:, None] <= gammas[None, :] + slack).astype(margins.dtype)
+    count = jnp.matmul(rows, below, precision=jax.lax.Precision.HIGHEST)
+    losses = round_up(count / jnp.sum(rows), 1.0)
+    kls = jax.vmap(lambda k: dirichlet_kl_upper(k * theta, beta))(ks)
+    return losses, jnp.where(jnp.all(theta > 0) & jnp.all(beta > 0), kls, jnp.inf)
+
+
+def _dirichlet_margin(b: Bound, s: VoteStatistics, dl, c) -> jax.Array:
+    """The smallest :func:`pacbound.bounds.dirichlet_margin` over the grids, ``delta / k``
+    for the ``k`` thresholds (1 where a KL is infinite)."""
+    losses = _needs(s.margin_losses, "dirichlet_margin")
+    kls = cast(jax.Array, s.dirichlet_kls)  # computed with the margin losses
+    gammas, ks = cast(jax.Array, b.gamma), cast(jax.Array, b.c_grid)
+    finite = jnp.isfinite(kls)
+    values = bounds.dirichlet_margin(
+        losses[:, None], jnp.where(finite, kls, 0.0)[None, :], s.m, dl / gammas.shape[0],
+        ks[None, :], gammas[:, None],
+    )  # fmt: skip
+    return jnp.min(jnp.where(finite[None, :], values, 1.0))
+
+
+register_bound(
+    BoundSpec(
+        "dirichlet_margin",
+        _dirichlet_margin,
+        "biggs2022's Dirichlet margin bound on the deterministic vote of q (gamma over a grid "
+        "with a union bound, K free; concentration term derived here, module margin)",
+        default=False,
+        needs=("dirichlet",),
+    )
+)
+
 DEFAULT_BOUNDS = tuple(name for name, spec in BOUNDS.items() if spec.default and not spec.needs)
 """The bounds :func:`certify` computes when none is named: every default one that needs
 nothing but the margins (and those needing unlabeled votes when ``H_unlabeled`` is given)."""
@@ -522,6 +646,8 @@ def as_bound(bound: str | Bound) -> Bound:
         raise ValueError(f"unknown bound {out.name!r}; choose one of {tuple(BOUNDS)}")
     if out.name == "general_loss" and out.loss == "" and out.gamma is None:
         out = Bound.general_loss(c_grid=out.c_grid)
+    if out.name == "dirichlet_margin" and (out.gamma is None or out.c_grid is None):
+        out = Bound.dirichlet_margin(out.gamma, out.c_grid)
     if BOUNDS[out.name].grid and out.c_grid is None:
         linear = BOUNDS[out.name].grid_scale == "linear"
         out = dataclasses.replace(out, c_grid=_mu_grid(None) if linear else _grid(None))
@@ -782,10 +908,15 @@ def _rows(rows: Any, y: jax.Array) -> jax.Array:
     return jnp.ones(y.shape, y.dtype) if rows is None else (rows > 0).astype(y.dtype)
 
 
-def _extra_statistics(votes, y, rows, q, weights, unlabeled, bound_list, complemented):
+def _extra_statistics(votes, y, rows, q, weights, unlabeled, bound_list, complemented, prior,
+                      log_size):  # fmt: skip
     """The optional statistics the requested bounds need: the disagreement on the unlabeled
-    votes (when given) and, only for a bound that needs it, the pairs' variance."""
+    votes (when given) and, only for a bound that needs them, the pairs' variance and the
+    Dirichlet margin bound's statistics."""
     extra = {}
+    for b in bound_list:
+        if "dirichlet" in BOUNDS[b.name].needs:
+            extra.update(_dirichlet_extra(votes, y, rows, q, weights, b, prior, log_size))
     if unlabeled is not None:
         votes_u = unlabeled.astype(q.dtype) @ weights
         extra["unlabeled_disagreement"] = jnp.clip((1.0 - jnp.mean(votes_u**2)) / 2.0, 0.0, 0.5)
@@ -793,6 +924,25 @@ def _extra_statistics(votes, y, rows, q, weights, unlabeled, bound_list, complem
     if any("pair_variance" in BOUNDS[b.name].needs for b in bound_list):
         extra["pair_variance"] = so.mu_tandem_variance_coefficients(votes, y, q, rows, complemented)
     return extra
+
+
+def _dirichlet_extra(votes, y, rows, q, weights, bound, prior, log_size) -> dict:
+    """The ``dirichlet_margin`` statistics of ``q``: the prior is ``Dir(N P)`` for prior masses
+    ``P`` over the ``N`` entries of ``q`` (``Dir(1, ..., 1)`` for the uniform one, the
+    paper's); a uniform prior over more voters than ``q`` has (a family's selected voters)
+    and non-binary votes leave the bound at 1 (infinite KL). The margins' slack:
+    ``2 (n + 4) u`` (normalizing ``q``, the weights' difference, ``n`` products and sums)."""
+    size = q.shape[0]
+    if prior is None:
+        beta = jnp.ones_like(q)
+        covered = jnp.abs(log_size - jnp.log(jnp.asarray(size, q.dtype))) <= 1e-9
+    else:
+        beta, covered = size * prior.astype(q.dtype), jnp.ones((), bool)
+    covered = covered & jnp.all(jnp.abs(votes) == 1)
+    margins = y * jnp.matmul(votes, weights, precision=jax.lax.Precision.HIGHEST)  # no TF32
+    slack = 2.0 * (votes.shape[1] + 4) * float(jnp.finfo(q.dtype).eps) / 2.0
+    losses, kls = dirichlet_margin_statistics(margins, rows, q, beta, bound, slack)
+    return {"margin_losses": losses, "dirichlet_kls": jnp.where(covered, kls, jnp.inf)}
 
 
 @functools.partial(jax.jit, static_argnames=("complemented",))
@@ -809,8 +959,9 @@ def _sample_statistics(votes, y, rows, q, prior, log_size, bound_list, unlabeled
     kl = _kl(q, prior, log_size)
     quasi = is_quasi_uniform(q) & (jnp.sum(rows) > 8) if complemented else jnp.zeros((), bool)
     extra = _extra_statistics(
-        votes.astype(dtype), y, rows, q, weights, unlabeled, bound_list, complemented
-    )
+        votes.astype(dtype), y, rows, q, weights, unlabeled, bound_list, complemented, prior,
+        log_size,
+    )  # fmt: skip
     return _vote_table(margins, rows, kl, bound_list, extra), valid, quasi
 
 
@@ -903,6 +1054,8 @@ def _requested(bounds_: Sequence[str | Bound] | None, post: _Posterior, m: int):
             raise ValueError(f"{b.name} needs unlabeled examples: pass H_unlabeled")
         if "pair_variance" in BOUNDS[b.name].needs and m < 2:
             raise ValueError(f"{b.name} needs at least 2 examples (an empirical variance)")
+        if "dirichlet" in BOUNDS[b.name].needs:
+            check_votes(post.votes, "the votes", binary=True)
     if len({b.name for b in chosen}) < len(chosen):
         raise ValueError("name each bound once")
     return chosen

@@ -25,19 +25,52 @@ stops the descent early on all but the smallest samples (it is the paper's exact
 when ``m <= 1024``, one minibatch per epoch), so it is not the default. ``risk="monte_carlo"``
 descends the paper's sampled sigmoid relaxation instead of the exact risk (in the paper, for
 any number of classes; here an objective for comparison, the certificate is exact).
+
+**The margin bound** (``bound="margin"``, biggs2022; :func:`pacbound.bounds.dirichlet_margin`).
+The learned object is then the *deterministic* vote of ``q = alpha / sum(alpha)``, and
+``alpha = K q`` is the Dirichlet of the proof. The objective is the bound's step before the
+deterministic margin loss (steps 3-4 of :func:`pacbound.bounds.dirichlet_margin`), itself a
+bound on ``R(MV_q)``, exact and differentiable through the incomplete beta function (the
+authors' training objective, ``margin_loss_binary`` and ``margin_bound`` of their
+``core/losses.py`` and ``core/bounds.py``, with the concentration term derived here):
+
+.. math:: kl^{-1}_{up}\\Big(\\frac1m \\sum_i I_{1/2 + \\gamma/4}(a_i, b_i),
+          \\frac{KL(Dir(\\alpha) \\| Dir(\\beta)) + \\ln(2\\sqrt m / \\delta)}{m}\\Big)
+          + e^{-(\\alpha_0 + 1)\\gamma^2 / 8}
+
+(``I_{1/2 + gamma/4}(a_i, b_i) = P_{rho ~ Dir(alpha)}[M_rho <= gamma / 2]``) at one
+threshold ``gamma`` (traced, so ``jax.vmap`` sweeps it; the authors train at one ``gamma``
+too). Not the minimum over a grid: from the prior (every margin 0) each threshold's value is
+near 1 and the minimum sits at the largest threshold, where the loss saturates at 1 and the
+descent stalls (measured). The certificate
+(``info.certified``) is the registered ``"dirichlet_margin"`` bound on ``q``'s vote: the
+theorem, from the deterministic margin loss, over ``gamma_grid`` and the concentrations of
+:meth:`pacbound.certify.Bound.dirichlet_margin` with ``sum(alpha)`` added; the result is a
+categorical posterior (``certify(r, H, y, bounds=["dirichlet_margin"])`` recomputes it for
+the default prior).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.typing import ArrayLike
 
-from pacbound._src.certify import STOCHASTIC_BOUNDS, StochasticStatistics
+from pacbound._src.bounds import seeger
+from pacbound._src.bounds.margin import margin_tail
+from pacbound._src.certify import (
+    BOUNDS,
+    STOCHASTIC_BOUNDS,
+    Bound,
+    StochasticStatistics,
+    VoteStatistics,
+    dirichlet_margin_statistics,
+)
 from pacbound._src.dirichlet import DEFAULT_SLOPE, check_concentration, dirichlet_kl, voter_errors
 from pacbound._src.learning.bound_objective import run_optimizer
 from pacbound._src.protocol import Family, LearnerResult, learner_status, votes_matrix
@@ -50,6 +83,7 @@ from pacbound._src.validation import (
     check_sample_weight,
     check_votes,
     float_dtype,
+    is_concrete,
 )
 
 __all__ = [
@@ -97,10 +131,18 @@ class DirichletInfo(NamedTuple):
     trajectory: jax.Array
 
 
+MARGIN = "dirichlet_margin"
+DEFAULT_GAMMA_GRID = tuple(float(g) for g in np.geomspace(0.01, 1.0, 20))
+"""The learner's margin thresholds for ``bound="margin"``: 20 values geometric in
+``[0.01, 1]`` (``delta / 20`` each)."""
+
+
 def _bound_name(bound: str) -> str:
+    if bound in ("margin", MARGIN):
+        return MARGIN
     name = bound if bound in STOCHASTIC_BOUNDS else f"dirichlet_{bound}"
     if name not in STOCHASTIC_BOUNDS:
-        choices = tuple(b.removeprefix("dirichlet_") for b in STOCHASTIC_BOUNDS)
+        choices = (*(b.removeprefix("dirichlet_") for b in STOCHASTIC_BOUNDS), "margin")
         raise ValueError(f"unknown stochastic bound {bound!r}; choose one of {choices}")
     return name
 
@@ -118,13 +160,37 @@ def _risk(errors, alpha, v, draws):
     return v @ jnp.mean(jax.nn.sigmoid(slope * (wrong - 0.5)), 0)
 
 
+def _margin_objective(errors, alpha, v, prior, count, delta, gamma):
+    """``(bound, stochastic margin loss, KL)`` at the threshold ``gamma`` (module docstring,
+    "The margin bound")."""
+    wrong, right = vote_weights(errors, alpha)
+    loss = v @ betainc(right, wrong, 0.5 + gamma / 4.0)
+    kl = dirichlet_kl(alpha, prior)
+    return seeger(loss, kl, count, delta) + margin_tail(jnp.sum(alpha), gamma), loss, kl
+
+
 @functools.partial(
     jax.jit, static_argnames=("bound", "risk", "optimizer", "max_iter", "num_samples")
 )
-def _minimize(H, y, v, prior, delta, key, slope, *, bound, risk, optimizer, max_iter, num_samples):
+def _minimize(
+    H, y, v, prior, delta, key, slope, gamma, *, bound, risk, optimizer, max_iter, num_samples
+):
     errors = voter_errors(H, y, prior.dtype)
     count = jnp.sum(v > 0).astype(prior.dtype)
     v = v / jnp.sum(v)
+    if bound == MARGIN:
+
+        def margin_loss_fn(theta, t):
+            out, empirical, kl = _margin_objective(
+                errors, jnp.exp(theta), v, prior, count, delta, gamma
+            )
+            return out, (out, (empirical, kl))
+
+        theta, trajectory, best = run_optimizer(
+            margin_loss_fn, jnp.log(prior), optimizer, max_iter, keep_best=True
+        )
+        final, (empirical, kl) = best
+        return jnp.exp(theta), final, empirical, kl, trajectory
     bound_value = STOCHASTIC_BOUNDS[bound].value
 
     def objective(empirical, kl):
@@ -153,6 +219,34 @@ def _minimize(H, y, v, prior, delta, key, slope, *, bound, risk, optimizer, max_
     return alpha, objective(empirical, kl), empirical, kl, trajectory
 
 
+@jax.jit
+def _margin_certificate(alpha, H, y, prior, delta, rows, gammas):
+    """The registered ``"dirichlet_margin"`` bound on the vote of ``q = alpha / sum(alpha)``
+    with the prior ``Dir(prior)``, over ``gammas`` and the default concentrations with
+    ``sum(alpha)``, clipped to 1."""
+    q = alpha / jnp.sum(alpha)
+    n = H.shape[1]
+    ks = jnp.concatenate([Bound.dirichlet_margin(gammas).c_grid.astype(q.dtype), alpha.sum()[None]])
+    bound = Bound.dirichlet_margin(gammas, ks)
+    margins = y * jnp.matmul(H, q[:n] - q[n:], precision=jax.lax.Precision.HIGHEST)
+    slack = 2.0 * (n + 4) * float(jnp.finfo(q.dtype).eps) / 2.0
+    losses, kls = dirichlet_margin_statistics(margins, rows, q, prior, bound, slack)
+    nan = jnp.full((), jnp.nan, q.dtype)
+    stats = VoteStatistics(nan, nan, nan, nan, jnp.sum(rows), None, None, None, losses, kls)
+    return jnp.minimum(BOUNDS[MARGIN].value(bound, stats, delta, nan), 1.0)
+
+
+def _certified_margin(alpha, H, y, prior, delta, rows, gammas) -> Any:
+    """:func:`_margin_certificate`, in float64 for concrete inputs (as ``certify``)."""
+    rows = jnp.ones(jnp.shape(y), alpha.dtype) if rows is None else rows
+    args = (alpha, H, y, prior, delta, rows, gammas)
+    if not is_concrete(*args):
+        return _margin_certificate(*(jnp.asarray(a, alpha.dtype) for a in args))
+    with jax.enable_x64(True):
+        value = _margin_certificate(*(np.asarray(a, np.float64) for a in args))
+        return np.asarray(value)
+
+
 def _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight) -> None:
     if risk not in RISKS:
         raise ValueError(f"risk must be one of {RISKS}; got {risk!r}")
@@ -167,6 +261,16 @@ def _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight) -> No
         check_concentration(prior, "prior")
         if jnp.ndim(prior) == 1 and jnp.shape(prior) != (2 * n,):
             raise ValueError(f"prior must be a scalar or ({2 * n},), one per column of [H, -H]")
+
+
+def _check_margin(risk: str, gamma: ArrayLike, gamma_grid: ArrayLike) -> None:
+    if risk != "exact":
+        raise ValueError("bound='margin' descends the exact stochastic margin loss: risk='exact'")
+    for name, value in (("gamma", gamma), ("gamma_grid", gamma_grid)):
+        if is_concrete(value):
+            g = np.atleast_1d(np.asarray(value, np.float64))
+            if g.ndim != 1 or not (np.isfinite(g).all() and (g > 0).all() and (g <= 1).all()):
+                raise ValueError(f"{name} must hold thresholds in (0, 1]; got {g}")
 
 
 def minimize_dirichlet_bound(
@@ -184,6 +288,8 @@ def minimize_dirichlet_bound(
     key: jax.Array | None = None,
     num_samples: int = 10,
     slope: ArrayLike = DEFAULT_SLOPE,
+    gamma: ArrayLike = 0.1,
+    gamma_grid: ArrayLike | None = None,
 ) -> LearnerResult:
     """Learn a Dirichlet posterior over ``[H, -H]`` by minimizing a PAC-Bayes bound on the
     stochastic vote's expected risk (zantedeschi2021, Section 4; module docstring):
@@ -202,7 +308,9 @@ def minimize_dirichlet_bound(
         ``[H, -H]``; the vote errs exactly when the wrong voters hold half the weight).
       y: ``(m,)`` labels in ``{-1, +1}``.
       bound: ``"seeger"`` (the paper's) or ``"mcallester"`` (a key of
-        :data:`pacbound.certify.STOCHASTIC_BOUNDS`, with or without its ``dirichlet_`` prefix).
+        :data:`pacbound.certify.STOCHASTIC_BOUNDS`, with or without its ``dirichlet_`` prefix),
+        or ``"margin"`` (``"dirichlet_margin"``): biggs2022's margin bound on the deterministic
+        vote of ``q`` (module docstring, "The margin bound").
       sample_weight: ``(m,)`` example weights ``>= 0``: the empirical risk is their weighted
         mean and ``m`` counts the examples of positive weight, so a 0/1 mask is exactly that
         fold (the certificate is on the examples of positive weight).
@@ -219,6 +327,10 @@ def minimize_dirichlet_bound(
       key: PRNG key of the Monte Carlo draws; default ``jax.random.key(0)``.
       num_samples: draws per step for ``risk="monte_carlo"`` (static; the paper's 10).
       slope: the sigmoid's slope ``c`` for ``risk="monte_carlo"`` (the paper's 100).
+      gamma: ``bound="margin"``'s margin threshold in the objective, in ``(0, 1]`` (traced).
+      gamma_grid: ``bound="margin"``'s margin thresholds of the certificate, ``k`` values in
+        ``(0, 1]`` fixed before seeing the sample (``delta / k`` each; traced); default
+        ``DEFAULT_GAMMA_GRID`` (20 values geometric in ``[0.01, 1]``).
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`: ``q = alpha / sum(alpha)`` over
@@ -230,7 +342,8 @@ def minimize_dirichlet_bound(
 
     Raises:
       ValueError: votes outside ``{-1, +1}``, labels outside ``{-1, +1}``, a non-positive or
-        non-finite prior, ``delta`` outside ``(0, 1]``, an unknown bound or risk.
+        non-finite prior, ``delta`` outside ``(0, 1]``, an unknown bound or risk,
+        ``risk="monte_carlo"`` with ``bound="margin"``, a threshold outside ``(0, 1]``.
 
     Example::
 
@@ -249,25 +362,34 @@ def minimize_dirichlet_bound(
     H = votes_matrix(voters, "minimize_dirichlet_bound")
     name = _bound_name(bound)
     _check(H, y, prior, delta, risk, max_iter, num_samples, sample_weight)
+    grid = np.asarray(DEFAULT_GAMMA_GRID) if gamma_grid is None else gamma_grid
+    if name == MARGIN:
+        _check_margin(risk, gamma, grid)
     dtype = float_dtype(H, y)
     m, n = jnp.shape(H)
     given_prior = prior
     prior = jnp.broadcast_to(jnp.asarray(1.0 if prior is None else prior, dtype), (2 * n,))
     H, y = jnp.asarray(H, dtype), jnp.asarray(y, dtype)
     v = jnp.ones(m, dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    gammas = jnp.atleast_1d(jnp.asarray(grid, dtype))
     alpha, final, empirical, kl, trajectory = _minimize(
         H, y, v, prior, jnp.asarray(delta, dtype), jax.random.key(0) if key is None else key,
-        jnp.asarray(slope, dtype), bound=name, risk=risk,
+        jnp.asarray(slope, dtype), jnp.asarray(gamma, dtype), bound=name, risk=risk,
         optimizer=optimizer or DEFAULT_OPTIMIZER, max_iter=max_iter, num_samples=num_samples,
     )  # fmt: skip
     rows = None if sample_weight is None else (v > 0).astype(dtype)
-    cert = certify_dirichlet(
-        alpha, H, y, prior=given_prior, bounds=[name], delta=delta, sample_weight=rows
-    )
+    family = Family.DIRICHLET
+    if name == MARGIN:
+        certified = _certified_margin(alpha, H, y, prior, jnp.asarray(delta, dtype), rows, gammas)
+        family = Family.CATEGORICAL  # the deterministic vote of q is the certified object
+    else:
+        certified = certify_dirichlet(
+            alpha, H, y, prior=given_prior, bounds=[name], delta=delta, sample_weight=rows
+        ).bounds[name]
     q = alpha / jnp.sum(alpha)
-    info = DirichletInfo(alpha, cert.bounds[name], empirical, kl, trajectory)
+    info = DirichletInfo(alpha, certified, empirical, kl, trajectory)
     change = jnp.abs(trajectory[-1] - trajectory[max(max_iter - 2, 0)])
     converged = (max_iter > 1) & (change <= tol * jnp.abs(trajectory[-1]))
     steps = jnp.asarray(max_iter, jnp.int32)
     return LearnerResult(q, q[:n] - q[n:], final, steps, learner_status(converged), None,
-                         jnp.int32(2 * n), jnp.int32(Family.DIRICHLET), info)  # fmt: skip
+                         jnp.int32(2 * n), jnp.int32(family), info)  # fmt: skip
