@@ -16,8 +16,9 @@ gradient learners) refuse a family with a ``TypeError``. Hyperparameters are tra
   own: :class:`RestrictedMaster`, :class:`MasterSolution`, :class:`ColumnGenerationSpec`;
 * greedy rounds: :func:`cbboost` / :func:`gbcbboost` (bauvin2020), :func:`adaboost`,
   :func:`vebboost` (Shivaswamy & Jebara);
-* KL-regularized coordinate descent (germain2009): :func:`kl_coordinate_descent`,
-  :func:`kl_ql`, :func:`kl_el`;
+* KL-regularized coordinate descent (germain2009): :func:`kl_coordinate_descent`, KL-QL
+  with ``loss="quadratic"`` and KL-EL with ``loss="exponential"`` (also
+  ``LEARNERS["kl_ql"]`` / ``LEARNERS["kl_el"]``, partials of it);
 * gradient minimization of a registered bound: :func:`minimize_bound`,
   :func:`minimize_mixture_bound` (Gaussian mixtures of linear voters, :func:`mixture_predict`),
   :func:`minimize_dirichlet_bound` (Dirichlet stochastic votes).
@@ -76,8 +77,6 @@ from pacbound._src.solvers.gaussian_mixture import (
 from pacbound._src.solvers.kl_coordinate import (
     KLCoordinateInfo,
     kl_coordinate_descent,
-    kl_el,
-    kl_ql,
 )
 from pacbound._src.solvers.lpboost import (
     lpboost,
@@ -123,8 +122,6 @@ __all__ = [
     "cqboost_max_mu",
     "gbcbboost",
     "kl_coordinate_descent",
-    "kl_el",
-    "kl_ql",
     "learner",
     "lpboost",
     "max_realizable_mu",
