@@ -141,9 +141,9 @@ class VoteStatistics(NamedTuple):
         <= l (1 - 2 mu) + mu^2`` for ``l`` in ``[0, 1]`` (``l^2 <= l``, equality for ``l`` in
         ``{0, 1}``), both sides ``>= 0``, so squaring keeps the order: ``<= (W (1 - 2 mu) +
         mu^2)^2``, whose mean over the sample expands to the formula (``T = E[W^2]``)."""
-        return (1.0 - 2.0 * mu) ** 2 * self.joint_error + (
-            2.0 * mu**2 * (1.0 - 2.0 * mu) * self.gibbs_risk + mu**4
-        )
+        offset = jnp.asarray(mu)
+        slope = 1.0 - 2.0 * offset
+        return slope**2 * self.joint_error + 2.0 * offset**2 * slope * self.gibbs_risk + offset**4
 
     def mu_tandem_variance(self, mu: ArrayLike) -> jax.Array:
         """The ``Q^2``-average of the pairs' unbiased variances of the mu-tandem loss (needs
