@@ -188,6 +188,11 @@ def test_out_of_domain_is_refused_naming_the_argument():
 
 
 def test_the_theorys_inequalities():
+    # the elementary inequality under the theorem (xi = -X / b >= -1, lambda = eta b < 1):
+    # exp(lambda xi - psi(lambda) xi^2) <= 1 + lambda xi
+    lam, xi = np.linspace(0, 0.999, 200)[:, None], np.linspace(-1, 50, 2000)[None, :]
+    psi = -np.log1p(-lam) - lam
+    assert np.all(lam * xi - psi * xi**2 <= np.log1p(lam * xi) + 1e-12)
     rng = np.random.default_rng(3)
     loss, v = rng.uniform(0, 1, 50), rng.uniform(0, 1, 50)
     kl, n, delta = rng.uniform(0, 5, 50), rng.integers(1, 10**6, 50), rng.uniform(1e-4, 1, 50)

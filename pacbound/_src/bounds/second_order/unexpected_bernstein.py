@@ -4,10 +4,13 @@
 The un-expected Bernstein inequality bounds the mean of a variable ``X <= b`` (bounded above
 only) by its empirical mean plus its empirical *second moment* (``X^2`` outside the
 expectation, no variance to estimate) times ``psi(eta b) / (eta b^2)``, ``psi(u) = -ln(1 - u)
-- u``; [MGG19] makes it PAC-Bayesian with a union bound over a geometric grid of ``eta``.
-[WMLIS21] apply it to the mu-tandem loss (range ``[min, (1 - mu)^2]`` for ``mu <= 1/2``), with
-``2 KL`` and the pairs' sample size, and turn it into a bound on ``L(MV_rho)`` by the
-parametric Chebyshev-Cantelli oracle bound (their code's CCPBUB, the comparison of their Sec. 5).
+- u``: for ``xi >= -1`` and ``lambda`` in ``[0, 1)``, ``exp(lambda xi - psi(lambda) xi^2) <= 1 +
+lambda xi``; at ``xi = -X / b``, ``lambda = eta b`` its expectation gives ``E exp(eta (E X - X)
+- psi(eta b) X^2 / b^2) <= 1``, and Donsker-Varadhan over ``n`` i.i.d. examples the PAC-Bayes
+form, for each ``eta < 1/b``; [MGG19] take a union bound over a geometric grid of ``eta``.
+[WMLIS21]'s code applies it to the mu-tandem loss (at most ``(1 - mu)^2`` for ``mu <= 1/2``),
+with ``2 KL`` and the pairs' sample size, and turns it into a bound on ``L(MV_rho)`` by the
+parametric Chebyshev-Cantelli oracle bound (its CCPBUB).
 
 Sources: [MGG19] Mhammedi, Grünwald, Guedj, "PAC-Bayes Un-Expected Bernstein Inequality",
 NeurIPS 2019 (arXiv 1905.13367), Theorem 1 and its grid; [WMLIS21] Wu, Masegosa, Lorenzen,
@@ -153,7 +156,8 @@ def pbub(
     delta: ArrayLike,
     b: ArrayLike = 1.0,
 ) -> jax.Array:
-    """PAC-Bayes-Unexpected-Bernstein ([MGG19] Theorem 1, with a fixed prior) on the
+    """PAC-Bayes-Unexpected-Bernstein ([MGG19] Theorem 1 with a fixed prior and no reference
+    predictor, the form [WMLIS21]'s code evaluates) on the
     ``Q``-average of a loss bounded above by ``b`` (the Gibbs loss: ``b = 1``), the smallest
     over its grid of ``k`` values of ``eta`` (union bound ``ln(k / delta)``):
 
