@@ -3,14 +3,15 @@
 
 The un-expected Bernstein inequality bounds the mean of a variable ``X <= b`` (bounded above
 only) by its empirical mean plus its empirical *second moment* (``X^2`` outside the
-expectation, no variance to estimate) times ``psi(eta b) / (eta b^2)``, ``psi(u) = -ln(1 - u)
-- u``: for ``xi >= -1`` and ``lambda`` in ``[0, 1)``, ``exp(lambda xi - psi(lambda) xi^2) <= 1 +
-lambda xi``; at ``xi = -X / b``, ``lambda = eta b`` its expectation gives ``E exp(eta (E X - X)
-- psi(eta b) X^2 / b^2) <= 1``, and Donsker-Varadhan over ``n`` i.i.d. examples the PAC-Bayes
-form, for each ``eta < 1/b``; [MGG19] take a union bound over a geometric grid of ``eta``.
-[WMLIS21]'s code applies it to the mu-tandem loss (at most ``(1 - mu)^2`` for ``mu <= 1/2``),
-with ``2 KL`` and the pairs' sample size, and turns it into a bound on ``L(MV_rho)`` by the
-parametric Chebyshev-Cantelli oracle bound (its CCPBUB).
+expectation, no variance to estimate) times ``psi(eta b) / (eta b^2)``, with the function
+``psi(u) = -ln(1 - u) - u``. For ``xi >= -1`` and ``lambda`` in ``[0, 1)``,
+``exp(lambda xi - psi(lambda) xi^2) <= 1 + lambda xi``; at ``xi = -X / b`` and
+``lambda = eta b`` its expectation gives
+``E exp(eta (E X - X) - psi(eta b) X^2 / b^2) <= 1``, and Donsker-Varadhan over ``n`` i.i.d.
+examples the PAC-Bayes form, for each ``eta < 1/b``; [MGG19] take a union bound over a
+geometric grid of ``eta``. [WMLIS21]'s code applies it to the mu-tandem loss (at most
+``(1 - mu)^2`` for ``mu <= 1/2``), with ``2 KL`` and the pairs' sample size, and turns it into
+a bound on ``L(MV_rho)`` by the parametric Chebyshev-Cantelli oracle bound (its CCPBUB).
 
 Sources: [MGG19] Mhammedi, Grünwald, Guedj, "PAC-Bayes Un-Expected Bernstein Inequality",
 NeurIPS 2019 (arXiv 1905.13367), Theorem 1 and its grid; [WMLIS21] Wu, Masegosa, Lorenzen,
