@@ -96,5 +96,5 @@ def test_objectives_help_states_the_real_default(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert (
         "(default: first_order,tnd,cctnd,ccpbb,split_kl, every bound but dis, which needs "
-        "unlabeled inputs)" in text
+        "unlabeled inputs, and ccpbub, computed when named)" in text
     )

@@ -334,3 +334,41 @@ def test_the_mpmath_reference_is_the_papers_formula_at_one_point():
             for i in range(1, k + 1)
         ]
         assert abs(min(terms) - R.pbub(0.1, 0.1, 1.0, 1000, 0.05)) < 1e-25
+
+
+def _ensemble(m=800, n=6, classes=3, seed=0):
+    """Voters right with probability 0.75-0.9, else a random other class; ~40% out of bag."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, classes, m)
+    right = rng.random((m, n)) < rng.uniform(0.75, 0.9, n)
+    other = (y[:, None] + rng.integers(1, classes, (m, n))) % classes
+    return np.where(right, y[:, None], other).astype(np.int32), y, rng.random((m, n)) < 0.4
+
+
+def test_the_ensemble_bound_on_request_matches_a_direct_computation():
+    """``ccpbub`` of pacbound.ensembles: each pair's mu-tandem risk and second moment over the
+    examples the pair shares out of bag (computed here from the error matrix and the mask),
+    n2 = the least pair count, the best of the 40-value mu grid at delta / 40 (the reference)."""
+    from pacbound._src import ensemble_bounds as EB
+
+    predictions, y, mask = _ensemble()
+    statistics = EB.ensemble_statistics(predictions, y, 3, mask=mask)
+    rho = np.random.default_rng(1).dirichlet(np.ones(6))
+    cert = EB.certify_ensemble(statistics, rho, bounds=["tnd", "ccpbub"])
+    errors, shared = (predictions != y[:, None]).astype(float), mask.astype(float)
+    pairs = shared.T @ shared
+    kl, n2 = float(np.sum(rho * np.log(rho * 6))), int(pairs.min())
+    values = []
+    for mu in EB.MU_GRID:
+        loss = shared * (errors - mu)  # (l_j - mu) where j is out of bag, else 0
+        risk = rho @ ((loss.T @ loss) / pairs) @ rho
+        second = rho @ (((loss**2).T @ loss**2) / pairs) @ rho
+        values.append(float(R.ccpbub(risk, second, kl, n2, 0.05 / len(EB.MU_GRID), mu)))
+    assert cert.bounds["ccpbub"] == pytest.approx(min(values), rel=1e-9)
+    assert cert.parameters["ccpbub"] == pytest.approx(EB.MU_GRID[int(np.argmin(values))])
+    assert "ccpbub" not in EB._checked_names(statistics, None)  # computed only when named
+    result = EB.optimize_posterior(statistics, "ccpbub", steps=30)
+    again = EB.certify_ensemble(statistics, np.asarray(result.rho, np.float64), bounds=["ccpbub"])
+    uniform = EB.certify_ensemble(statistics, np.full(6, 1 / 6), bounds=["ccpbub"])
+    assert again.bounds["ccpbub"] <= uniform.bounds["ccpbub"]
+    assert again.bounds["ccpbub"] == pytest.approx(float(result.bound), rel=1e-4)
