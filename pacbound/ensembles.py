@@ -5,7 +5,9 @@ For voters of any number of classes with out-of-bag masks (:func:`pacbound.voter
 :func:`ensemble_statistics`, :func:`certify_ensemble` / :func:`ensemble_report` (every bound for
 uniform and optimized posteriors), :func:`optimize_posterior`, and the minimizers of a
 second-order bound over ``rho`` (:func:`minimize_bound` by gradient, :func:`tnd_alternating`,
-:func:`cctnd_alternating`, :func:`minimize_over_mu`; Masegosa et al. 2020, Wu et al. 2021).
+:func:`cctnd_alternating`, :func:`minimize_over_mu`; Masegosa et al. 2020, Wu et al. 2021) or
+of a C-bound form (``"cbound_seeger"``, ``"cbound_mcallester"``, ``"cbound_joint"``: Viallard et
+al. 2021, any number of classes).
 """
 
 from pacbound._src.ensemble_bounds import (

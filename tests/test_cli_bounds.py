@@ -21,7 +21,8 @@ def test_bounds_on_a_bundled_multiclass_set_writes_json_and_plot(tmp_path):
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     out = subprocess.run(
         [sys.executable, "-m", "pacbound", "bounds", "--data", "iris", "--trees", "10",
-         "--objectives", "tnd,cctnd", "--steps", "100", "--json", str(tmp_path / "out.json"),
+         "--objectives", "tnd,cctnd,cbound_seeger", "--steps", "100",
+         "--json", str(tmp_path / "out.json"),
          *plot],
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=600,
     )  # fmt: skip
@@ -30,24 +31,29 @@ def test_bounds_on_a_bundled_multiclass_set_writes_json_and_plot(tmp_path):
     assert lines[0].startswith("iris: 3 classes, 120 training / 30 test examples, 4 features")
     assert "random forest of 10 trees" in lines[0] and "out-of-bag bounds" in lines[0]
     assert lines[1].split()[:3] == ["posterior", "test", "risk"] and "cctnd" in lines[1]
-    assert [line.split()[0] for line in lines[2:5]] == ["uniform", "tnd", "cctnd"]
+    assert "C Seeger" in lines[1] and "C McAll." in lines[1] and "C joint" in lines[1]
+    assert [line.split()[0] for line in lines[2:6]] == ["uniform", "tnd", "cctnd", "cbound_seeger"]
     assert re.fullmatch(
         r"done in [\d.]+ s: \d+ programs? compiled, \d+ read from the "
         r"compilation cache",
-        lines[5],
-    ), lines[5]
+        lines[6],
+    ), lines[6]
     assert not plot or (tmp_path / "bars.png").stat().st_size > 1000
     report = json.loads((tmp_path / "out.json").read_text())
     assert report["classes"] == ["setosa", "versicolor", "virginica"]
     assert (report["train"], report["test"], report["trees"]) == (120, 30, 10)
     assert 0 < report["n2"] <= report["n"] < 120
     rows = {row["posterior"]: row for row in report["results"]}
-    assert set(rows) == {"uniform", "tnd", "cctnd"}
+    assert set(rows) == {"uniform", "tnd", "cctnd", "cbound_seeger"}
     for row in rows.values():
         assert 0 <= row["test_risk"] <= 0.2 and row["time_s"] > 0
-        bounds = [row[b] for b in ("first_order", "tnd", "cctnd", "ccpbb", "split_kl")]
+        names = ("first_order", "tnd", "cctnd", "ccpbb", "split_kl", "cbound_seeger",
+                 "cbound_mcallester", "cbound_joint")  # fmt: skip
+        bounds = [row[b] for b in names]
         assert all(0 <= b <= 1 for b in bounds) and row["best"] >= min(bounds)
     assert rows["tnd"]["tnd"] <= rows["uniform"]["tnd"] + 1e-6
+    seeger = rows["cbound_seeger"]["cbound_seeger"]
+    assert seeger <= rows["uniform"]["cbound_seeger"] + 1e-6
 
 
 # the held-out bounds are the estimator's (test_forest_estimator, default run); the command's
@@ -95,6 +101,7 @@ def test_objectives_help_states_the_real_default(capsys):
         main(["bounds", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert (
-        "(default: first_order,tnd,cctnd,ccpbb,split_kl, every bound but dis, which needs "
-        "unlabeled inputs, and ccpbub, computed when named)" in text
+        "(default: first_order, tnd, cctnd, ccpbb, split_kl, cbound_seeger, cbound_mcallester, "
+        "cbound_joint: every bound but dis, which needs unlabeled inputs, and ccpbub, computed "
+        "when named)" in text
     )

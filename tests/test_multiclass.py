@@ -258,3 +258,152 @@ def test_certify_margins_certifies_a_multiclass_posterior():
         assert s.majority_vote_risk <= value <= 1.0, name
     # its majority_vote_risk is P(w >= 1/2), an upper bound on the multiclass one
     assert cert.majority_vote_risk >= s.majority_vote_risk
+
+
+def _kl_uniform(q):
+    q = np.asarray(q, float)
+    return float(np.sum(q[q > 0] * np.log(q[q > 0])) + np.log(q.size))
+
+
+def _informative(seed, m, n, k, probs):
+    votes, y, q, _ = draw(seed, m=m, n=n, k=k, probs=probs)
+    rng = np.random.default_rng(seed + 7)
+    if probs:
+        votes = votes.copy()
+        votes[np.arange(m), :, y] += rng.uniform(0.0, 2.0, (m, n))
+        votes /= votes.sum(-1, keepdims=True)
+    else:
+        votes = np.where(rng.random(votes.shape) < 0.6, y[:, None], votes)
+    return votes, y, q
+
+
+@pytest.mark.parametrize("probs", [False, True], ids=["labels", "probabilities"])
+def test_certify_takes_a_multiclass_posterior(probs):
+    from pacbound.certify import certify
+
+    k, m, delta = 4, 300, 0.05
+    votes, y, q = _informative(11, m, 7, k, probs)
+    ref = R.statistics(votes, y, q, k)
+    cert = certify(q, votes, y, num_classes=None if probs else k, delta=delta)
+    exact = R.pac_cbound(ref["gibbs"], ref["joint"], _kl_uniform(q), m, delta)
+    np.testing.assert_allclose(cert.bounds["pac_bound_1"], exact, atol=1e-9)
+    assert cert.bounds["pac_bound_1"] >= exact - 1e-12
+    np.testing.assert_allclose(cert.majority_vote_risk, ref["mv"], atol=1e-12)
+    np.testing.assert_allclose(cert.statistics.gibbs_risk, ref["gibbs"], atol=1e-12)
+    for name, value in cert.bounds.items():
+        assert ref["mv"] <= value <= 1.0, name
+    # a fold mask certifies that fold, as on the fold's examples alone
+    mask = (np.arange(m) % 3 != 0).astype(float)
+    folded = certify(q, votes, y, num_classes=None if probs else k, sample_weight=mask)
+    alone = certify(q, votes[mask > 0], y[mask > 0], num_classes=None if probs else k)
+    for name in alone.bounds:
+        np.testing.assert_allclose(folded.bounds[name], alone.bounds[name], atol=1e-12)
+    np.testing.assert_allclose(folded.majority_vote_risk, alone.majority_vote_risk, atol=1e-12)
+    # traced (jit) in float32 is the float64 certificate to float32 accuracy
+    traced = jax.jit(
+        lambda q: certify(
+            q, votes.astype(np.float32) if probs else votes, y, num_classes=None if probs else k
+        ).bounds["pac_bound_2"]
+    )
+    np.testing.assert_allclose(
+        traced(jnp.asarray(q, jnp.float32)), cert.bounds["pac_bound_2"], atol=1e-5
+    )
+
+
+def test_certify_multiclass_with_two_classes_is_the_binary_certificate():
+    from pacbound.certify import certify
+
+    votes, y, q = _informative(5, 200, 6, 2, False)
+    cert = certify(q, votes, y, num_classes=2)
+    binary = certify(q, 2.0 * votes - 1.0, 2.0 * y - 1.0)
+    for name, value in binary.bounds.items():
+        np.testing.assert_allclose(cert.bounds[name], value, atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(cert.majority_vote_risk, binary.majority_vote_risk, atol=1e-12)
+
+
+def test_certify_refuses_what_a_multiclass_vote_cannot_be():
+    from pacbound.certify import certify
+
+    votes, y, q = _informative(2, 60, 5, 3, False)
+    with pytest.raises(ValueError, match="weighs the 5 voters"):
+        certify(np.ones(10) / 10, votes, y, num_classes=3)
+    with pytest.raises(ValueError, match="binary votes only"):
+        certify(q, votes, y, num_classes=3, H_unlabeled=votes)
+    with pytest.raises(ValueError, match=r"class labels in 0\.\.2"):
+        certify(q, votes, y + 1, num_classes=3)
+    with pytest.raises(ValueError, match="num_classes=K"):  # class labels without num_classes
+        certify(q, votes, y)
+
+
+@pytest.mark.parametrize("bound", ["pac_bound_1", "pac_bound_2", "cbound_roy2016"])
+def test_minimize_bound_learns_a_multiclass_vote(bound):
+    from pacbound.certify import certify
+    from pacbound.solvers import minimize_bound
+
+    k, m, n = 3, 400, 6
+    votes, y, _ = _informative(23, m, n, k, True)
+    uniform = certify(np.ones(n) / n, votes, y, bounds=[bound]).bounds[bound]
+    r = minimize_bound(votes, y, bound, max_iter=150)
+    assert r.q.shape == (n,) and int(r.prior_size) == n
+    assert float(r.info.certified) < float(uniform)
+    again = certify(r, votes, y, bounds=[bound])
+    np.testing.assert_allclose(r.info.certified, again.bounds[bound], atol=1e-12)
+    q = np.asarray(r.q, float)
+    ref = R.statistics(votes, y, q, k)
+    np.testing.assert_allclose(r.info.majority_vote_risk, ref["mv"], atol=1e-12)
+    if bound == "pac_bound_1":
+        exact = R.pac_cbound(ref["gibbs"], ref["joint"], _kl_uniform(q), m, 0.05)
+        np.testing.assert_allclose(r.info.certified, exact, atol=1e-9)
+        assert float(r.info.certified) >= exact - 1e-12
+    assert float(r.info.certified) >= ref["mv"]
+
+
+def test_minimize_bound_multiclass_two_classes_jit_vmap_and_folds():
+    from pacbound.solvers import minimize_bound
+
+    votes, y, _ = _informative(4, 200, 5, 2, False)
+    r = minimize_bound(votes, y, "seeger", num_classes=2, max_iter=60)
+    binary = minimize_bound(
+        2.0 * votes - 1.0, 2.0 * y - 1.0, "seeger", posterior="simplex", max_iter=60
+    )
+    np.testing.assert_allclose(r.q, binary.q, atol=1e-10)
+    np.testing.assert_allclose(r.info.certified, binary.info.certified, atol=1e-12)
+    deltas = jnp.array([0.05, 0.2])
+    swept = jax.vmap(
+        lambda d: minimize_bound(votes, y, "seeger", num_classes=2, max_iter=60, delta=d).q
+    )(deltas)
+    for i, d in enumerate(deltas):
+        one = minimize_bound(votes, y, "seeger", num_classes=2, max_iter=60, delta=d)
+        np.testing.assert_allclose(swept[i], one.q, atol=1e-10)
+    mask = (np.arange(200) % 4 != 0).astype(float)
+    folded = minimize_bound(votes, y, "seeger", num_classes=2, max_iter=60, sample_weight=mask)
+    alone = minimize_bound(votes[mask > 0], y[mask > 0], "seeger", num_classes=2, max_iter=60)
+    np.testing.assert_allclose(folded.q, alone.q, atol=1e-8)
+    with pytest.raises(ValueError, match="posterior='simplex'"):
+        minimize_bound(votes, y, "seeger", num_classes=2, posterior="softmax")
+
+
+@pytest.mark.parametrize("name", ["mincq", "cbboost", "cqboost", "adaboost"])
+def test_binary_learners_refuse_multiclass_labels_with_the_way_out(name):
+    from pacbound import solvers
+
+    votes, y, _ = _informative(1, 40, 4, 3, False)
+    args = {"mincq": (0.1,), "cbboost": (3,), "cqboost": (0.1,), "adaboost": (3,)}[name]
+    with pytest.raises(ValueError, match="num_classes=K"):
+        getattr(solvers, name)(votes.astype(float), y.astype(float), *args)
+
+
+def test_grid_sweeps_a_multiclass_learner_in_one_call():
+    from pacbound.solvers import minimize_bound
+    from pacbound.sweep import grid
+
+    votes, y, _ = _informative(8, 150, 5, 3, False)
+    options = {"max_iter": 40, "num_classes": 3}
+    out = grid(minimize_bound, votes, y, delta=np.array([0.05, 0.2]), options=options)
+    assert out.result.q.shape == (2, 5)
+    for i, d in enumerate([0.05, 0.2]):
+        one = minimize_bound(votes, y, delta=d, **options)
+        np.testing.assert_allclose(out.result.q[i], one.q, atol=1e-10)
+        np.testing.assert_allclose(out.result.info.certified[i], one.info.certified, atol=1e-9)
+    with pytest.raises(ValueError, match=r"class labels in 0\.\.2"):
+        grid(minimize_bound, votes, y + 1, delta=np.array([0.05]), options=options)

@@ -61,6 +61,7 @@ float32 statistics; take the concrete call for the float64 one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Callable, Sequence
@@ -74,6 +75,7 @@ from jax.typing import ArrayLike
 from pacbound._src import bounds
 from pacbound._src.bounds import second_order as so
 from pacbound._src.kl import kl_divergence
+from pacbound._src.margins import correctness_votes, multiclass_margins
 from pacbound._src.protocol import Family, LearnerResult
 from pacbound._src.validation import check_delta, check_labels, check_votes, is_concrete
 
@@ -704,7 +706,8 @@ def _posterior(posterior: Any, H: Any, prior: Any, H_unlabeled: Any = None) -> _
             log_size = jnp.log(jnp.asarray(posterior.prior_size, q.dtype))
             U = None if H_unlabeled is None else posterior.voters.votes(H_unlabeled, dtype=q.dtype)
             return _Posterior(V, q, None, log_size, True, U)
-        return _Posterior(H, q, prior, None, True, _unlabeled(H_unlabeled, H))
+        complemented = q.shape[-1] == 2 * np.shape(H)[1]  # a multiclass result weighs H only
+        return _Posterior(H, q, prior, None, complemented, _unlabeled(H_unlabeled, H))
     q = jnp.asarray(posterior)
     n = np.shape(H)[1]
     if q.shape in ((2 * n,), (n,)):
@@ -882,12 +885,13 @@ def check_certificate_mask(sample_weight: Any, m: int) -> None:
         )
 
 
-def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any) -> None:
+def _check_posterior(post: _Posterior, y: Any, delta: Any, sample_weight: Any, labels=True) -> None:
     """Concrete inputs: votes, labels, ``delta``, 0/1 weights and ``q`` a distribution (to
     ``1e-4``)."""
-    check_votes(post.votes, "the votes")
     m = np.shape(post.votes)[0]
-    check_labels(y, m)
+    if labels:
+        check_labels(y, m)
+    check_votes(post.votes, "the votes")
     check_delta(delta)
     check_certificate_mask(sample_weight, m)
     q = np.asarray(post.q, np.float64)
@@ -947,8 +951,17 @@ def certify(
     prior: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
     H_unlabeled: ArrayLike | None = None,
+    num_classes: int | None = None,
 ) -> Certificate:
     """Every registered PAC-Bayes bound on the true risk of a majority vote, on its sample.
+
+    A vote of ``K`` classes (``H`` of shape ``(m, n, K)`` class probabilities, or ``(m, n)``
+    class labels with ``num_classes=K``; ``y`` in ``0..K-1``) is certified as the binary
+    problem :func:`~pacbound._src.margins.correctness_votes` ``(C, 1)`` whose margins are
+    ``1 - 2 w`` (``w`` the posterior's mass on wrong classes): every margin-moment bound holds
+    for it, since the vote errs only where ``w >= 1/2`` (docs: "Multiclass votes"). Its
+    posterior weighs the ``n`` voters (a label voter's complement is no voter), against the
+    uniform prior over them by default, and ``majority_vote_risk`` is the multiclass vote's.
 
     Args:
       posterior: a learner's result (:class:`pacbound._src.solvers.LearnerResult`), or masses over
@@ -968,7 +981,9 @@ def certify(
       H_unlabeled: ``(m', n)`` votes of the same voters on unlabeled examples drawn from the
         same distribution (for a matrix-free result, their features): the disagreement of DIS
         and PAC-Bound 1' is estimated on them (the labeled ``H`` may be appended, its labels
-        unused). With it, the default bounds include those two.
+        unused). With it, the default bounds include those two. Binary votes only.
+      num_classes: ``K`` for ``(m, n)`` class-label votes (static); ``None`` for ``±1`` votes
+        or ``(m, n, K)`` class probabilities (``K`` is their last axis).
 
     Returns:
       :class:`Certificate`. Concrete inputs are validated and computed in float64 (module
@@ -991,14 +1006,25 @@ def certify(
       >>> cert.best[0], round(float(cert.best[1]), 4)  # the best at delta / 2
       ('seeger', 0.6133)
     """
-    post = _posterior(posterior, H, prior, H_unlabeled)
+    if num_classes is not None or np.ndim(H) == 3:
+        return _certify_multiclass(
+            posterior, H, y, num_classes, H_unlabeled, bounds, delta, prior, sample_weight
+        )
+    return _certify_posterior(
+        _posterior(posterior, H, prior, H_unlabeled), y, bounds, delta, sample_weight
+    )
+
+
+def _certify_posterior(post, y, bounds, delta, sample_weight, labels=True) -> Certificate:
+    """:func:`certify` of a read posterior (``labels``: check that ``y`` is ``±1`` with both
+    classes; the correctness votes of a multiclass vote have ``y = 1``)."""
     if post.prior is None and post.log_size is None:  # uniform over the posterior's voters
         post = post._replace(log_size=np.log(np.shape(post.q)[0]))
     arrays = (post.votes, y, post.q, post.prior, delta, sample_weight, post.unlabeled)
     if not is_concrete(*arrays):
         names = bounds or _default_names(True, post.unlabeled is not None)
         return _run(post, y, sample_weight, delta, tuple(as_bound(b) for b in names))
-    _check_posterior(post, y, delta, sample_weight)
+    _check_posterior(post, y, delta, sample_weight, labels)
     m = np.shape(post.votes)[0] if sample_weight is None else int(np.sum(sample_weight))
     chosen = _requested(bounds, post, m)
     with jax.enable_x64(True):
@@ -1010,6 +1036,34 @@ def certify(
             unlabeled=_float64(post.unlabeled),
         )
         return _to_numpy(_run(post, _float64(y), _float64(sample_weight), _float64(delta), chosen))
+
+
+def _certify_multiclass(
+    posterior, votes, y, num_classes, H_unlabeled, bounds, delta, prior, sample_weight
+) -> Certificate:
+    """:func:`certify` of a vote of ``K`` classes on its correctness votes ``(C, 1)``, with the
+    multiclass vote's empirical risk."""
+    if H_unlabeled is not None:
+        raise ValueError("H_unlabeled (DIS, PAC-Bound 1') is for binary votes only")
+    q = posterior.q if isinstance(posterior, LearnerResult) else posterior
+    n = np.shape(votes)[1] if np.ndim(votes) >= 2 else 0
+    if np.shape(q)[-1] != n:
+        raise ValueError(
+            f"a multiclass posterior weighs the {n} voters (a label voter's complement -h is no "
+            f"voter of K classes); got masses of shape {np.shape(q)}"
+        )
+    mask = None if sample_weight is None else (jnp.asarray(sample_weight) > 0)
+    concrete = is_concrete(q, votes, y, mask)
+    with jax.enable_x64(True) if concrete else contextlib.nullcontext():  # float64 if concrete
+        if concrete:
+            votes = np.asarray(votes, np.float64) if np.ndim(votes) == 3 else votes
+            q = np.asarray(q, np.float64)
+        C = correctness_votes(votes, y, num_classes)
+        ones = jnp.ones(C.shape[0], C.dtype)
+        post = _posterior(posterior, C, prior)
+        cert = _certify_posterior(post, ones, bounds, delta, sample_weight, labels=False)
+        risk = multiclass_margins(votes, y, q, num_classes, mask).majority_vote_risk
+    return cert._replace(majority_vote_risk=cast(Any, np.asarray(risk)) if concrete else risk)
 
 
 def certify_margins(

@@ -36,6 +36,15 @@ members and ``KL = KL(rho||pi)``:
   Thm 15), the best ``mu`` of :data:`MU_GRID` at ``delta / len(MU_GRID)``;
 * ``split_kl``: Chebyshev-Cantelli with PAC-Bayes-split-kl on the mu-tandem loss (Wu and
   Seldin, NeurIPS 2022), the same grid;
+* ``cbound_seeger``, ``cbound_mcallester``, ``cbound_joint``: the C-bound ``1 - (1 - 2r)^2 /
+  (1 - 2d')`` in the PAC-Bayes forms of Viallard, Germain, Habrard, Morvant (ECML-PKDD 2021;
+  :mod:`pacbound._src.bounds.second_order.cbound_forms`), with the Gibbs risk ``r`` (on ``n``)
+  and, for any number of classes, the pairs' joint (tandem) error ``e`` and split rate ``d' =
+  2(r - e)`` (exactly one of two voters errs; on ``n2``), the disagreement for two classes:
+  ``C(r_up, d'_low)`` from kl-inverses (Seeger: PAC-Bound 1 of Germain et al. 2015 at ``n =
+  n2``), from square-root deviations (McAllester: roy2016 Thm 2 at ``n = n2``), and the sup
+  over a trinomial kl-ball on ``(e, d')`` (joint: PAC-Bound 2). Their minimizers are the
+  direct C-bound minimization learners of that paper.
 * ``ccpbub``: Chebyshev-Cantelli with PAC-Bayes-Unexpected-Bernstein on the mu-tandem loss
   (Mhammedi et al., NeurIPS 2019; Wu et al. 2021's CCPBUB), its second moment from each pair's
   shared examples, the same grid; computed only when named (``bounds=`` / ``objectives=``).
@@ -91,7 +100,14 @@ __all__ = [
     "optimize_posterior",
 ]
 
-BOUNDS = ("first_order", "tnd", "dis", "cctnd", "ccpbb", "split_kl", "ccpbub")
+BOUNDS = (
+    "first_order", "tnd", "dis", "cctnd", "ccpbb", "split_kl",
+    "cbound_seeger", "cbound_mcallester", "cbound_joint", "ccpbub",
+)  # fmt: skip
+_CBOUND_FORMS = {
+    "cbound_seeger": so.cbound_seeger,
+    "cbound_mcallester": so.cbound_mcallester,
+}
 # data-independent grid of mu for CCPBB, split-kl and CCPBUB (40 values in [-1/2, 1/2), step
 # 1/40)
 MU_GRID = np.round(np.arange(-0.5, 0.5, 0.025), 4)
@@ -255,10 +271,34 @@ def _bound_values(stats, rho, n, n2, delta, mu_grid, disagreement, m_unlabeled, 
         elif name == "cctnd":
             mu = so.cctnd_optimal_mu(t, g, kl, n, n2, delta)
             out[name] = (so.cctnd(t, g, kl, n, n2, delta, mu), mu)
+        elif name in _CBOUND_FORMS:
+            split = ternary_rates(stats, rho).one
+            out[name] = (_CBOUND_FORMS[name](g, split, kl, n, n2, delta), nan)
+        elif name == "cbound_joint":  # its rates here, the bound in _joint_bound
+            rates = ternary_rates(stats, rho)
+            out[name] = (jnp.stack([rates.both, rates.one]), nan)
         else:
             values = _grid_values(name, stats, rho, kl, n2, delta, mu_grid)
             out[name] = (jnp.min(values), mu_grid[jnp.argmin(values)])
     return out, (g, t, kl)
+
+
+def _joint_bound(rates, kl, n2, delta):
+    """``cbound_joint`` at the ``(both, one)`` rates of ``_bound_values``, outside its jit: its
+    certified trinomial search (:func:`pacbound.cbound.cbound_trinomial_sup`, jitted on
+    scalars) compiles once per process and dtype, shared with ``pac_bound_2``, not once per
+    ensemble size."""
+    return so.cbound_joint(rates[0], rates[1], kl, n2, delta)
+
+
+def _certified_values(*args, delta, names) -> tuple[dict[str, tuple], tuple]:
+    """``_bound_values`` with the joint form's bound computed from its rates."""
+    stats, rho, n, n2, *rest = args
+    values, statistics = _bound_values(stats, rho, n, n2, delta, *rest, names)
+    if "cbound_joint" in names:
+        rates, nan = values["cbound_joint"]
+        values["cbound_joint"] = (_joint_bound(rates, statistics[2], n2, delta), nan)
+    return values, statistics
 
 
 def _checked_names(statistics: EnsembleStatistics, bounds: Sequence[str] | None) -> tuple:
@@ -313,8 +353,9 @@ def certify_ensemble(
       >>> P = np.tile(np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1]]), (250, 1))  # m = 1000
       >>> stats = ensemble_statistics(P, np.tile(np.array([1, 1, 0, 1]), 250), 2)  # 2 classes
       >>> cert = certify_ensemble(stats, np.ones(3) / 3)  # the uniform vote
-      >>> {name: round(v, 4) for name, v in cert.bounds.items()}
-      {'first_order': 0.7821, 'tnd': 0.8571, 'cctnd': 0.8453, 'ccpbb': 0.8705, 'split_kl': 0.8736}
+      >>> {name: round(v, 4) for name, v in cert.bounds.items()}  # doctest: +NORMALIZE_WHITESPACE
+      {'first_order': 0.7821, 'tnd': 0.8571, 'cctnd': 0.8453, 'ccpbb': 0.8705, 'split_kl': 0.8736,
+       'cbound_seeger': 0.8951, 'cbound_mcallester': 0.9055, 'cbound_joint': 0.8472}
       >>> round(cert.gibbs_risk, 4), round(cert.tandem_risk, 4)
       (0.3333, 0.1667)
     """
@@ -332,8 +373,8 @@ def certify_ensemble(
         )  # fmt: skip
         rest = (jnp.asarray(grid), jnp.zeros((n_voters,) * 2) if D is None else jnp.asarray(D))
         m_u = jnp.asarray(statistics.m_unlabeled or 1, jnp.float64)
-        values, (g, t, kl) = _bound_values(*args, delta, *rest, m_u, names)
-        union, _ = _bound_values(*args, delta / len(names), *rest, m_u, names)
+        values, (g, t, kl) = _certified_values(*args, *rest, m_u, delta=delta, names=names)
+        union, _ = _certified_values(*args, *rest, m_u, delta=delta / len(names), names=names)
         dis = quadratic_form(D, rho) if D is not None else jnp.nan
         at_union = {k: float(union[k][0]) for k in names}
     best = min(at_union, key=lambda k: at_union[k])

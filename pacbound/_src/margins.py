@@ -267,3 +267,30 @@ def multiclass_margins(
         majority_vote_risk=mean((margin <= 0).astype(margin.dtype)),
         correct_margins=1.0 - 2.0 * w,
     )
+
+
+def correctness_votes(votes: ArrayLike, y: ArrayLike, num_classes: int | None = None) -> jax.Array:
+    """The ``(m, n)`` matrix ``C[i, j] = 2 p_j(x_i)[y_i] - 1`` in ``[-1, 1]`` of multiclass votes.
+
+    With ``w = 1 - s[y]`` the posterior's mass on wrong classes (:func:`multiclass_margins`),
+    ``C q = 1 - 2 w`` is the ``correct_margins`` of ``q``: the pair ``(C, 1)`` is a binary
+    problem whose margin moments, Gibbs risk, joint error and pair losses are the multiclass
+    ones, and whose ``P(M <= 0) = P(w >= 1/2)`` is at least the multiclass vote's risk (the vote
+    errs only where ``s[y] <= 1/2``). Every margin-moment bound of the registry therefore
+    certifies a multiclass posterior over the ``n`` voters read from ``C`` (never over
+    ``[C, -C]``: ``-C_j`` is no voter of ``K`` classes). Validated as :func:`multiclass_margins`.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> correctness_votes(jnp.array([[0, 2], [1, 1]]), jnp.array([0, 2]), num_classes=3)
+      Array([[ 1., -1.],
+             [-1., -1.]], dtype=float32)
+    """
+    n = np.shape(votes)[1] if np.ndim(votes) >= 2 else 0
+    _check_multiclass(votes, y, np.zeros(n), num_classes, None)
+    votes, y = jnp.asarray(votes), jnp.asarray(y)
+    if votes.ndim == 2:  # label voters: p_j(x)[y] is 1 where h_j(x) = y
+        p_y = (votes == y[:, None]).astype(jnp.result_type(float))
+    else:
+        p_y = jnp.take_along_axis(votes, y.astype(jnp.int32)[:, None, None], axis=2)[..., 0]
+    return 2.0 * p_y - 1.0

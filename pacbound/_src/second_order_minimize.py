@@ -12,6 +12,11 @@ costs ``O(n_voters^2)`` whatever the sample size.
   and ``lambda`` of TND are in closed form.
 * ``minimize_over_mu``: CCPBB or split-kl for each ``mu`` of a data-independent grid
   (``jax.vmap``), with the union bound ``delta / len(grid)``, the best kept.
+* The C-bound's forms of [VGHM21] (``cbound_seeger``, ``cbound_mcallester``,
+  ``cbound_joint``): the direct minimization of a PAC-Bayesian C-bound, their learners
+  (the authors minimize the same bounds by full-batch COCOB steps from the uniform posterior,
+  ``optax.contrib.cocob`` here; where the bound is vacuous the first-order bound gives the
+  direction).
 * The papers' own schemes, for comparison: ``tnd_alternating`` (Masegosa et al. 2020:
   gradient steps on the lambda form at fixed ``lambda``, then the closed-form ``lambda``) and
   ``cctnd_alternating`` (Wu et al. 2021: gradient steps at fixed ``mu``, then the closed-form
@@ -179,6 +184,33 @@ def _split_kl(rho, kl, d):
     return so.split_kl_mu_tandem(*rates, kl, d.n2, d.delta, d.mu, d.n_mu)
 
 
+def _informative_direction(value, surrogate):
+    """``value`` where it is informative (below 1); where it is the trivial 1 (the C-bound at
+    ``r_up >= 1/2``, a flat region), the value 1 with the gradient of ``surrogate``, a bound
+    that decreases as the vote becomes informative (the role of the log-barrier on ``r - 1/2``
+    in [VGHM21]'s learners)."""
+    pushed = 1.0 + (surrogate - lax.stop_gradient(surrogate))
+    return jnp.where(value < 1.0, value, pushed)
+
+
+def _cbound_form(form):
+    """The objective of one C-bound form of ``so.cbound_forms`` (Gibbs risk on ``n``, the
+    pairs' joint error and split rate on ``n2``), with the first-order bound's direction where
+    it is vacuous."""
+
+    def objective(rho, kl, d):
+        g, rates = gibbs_risk(d.stats, rho), ternary_rates(d.stats, rho)
+        if form == "joint":
+            value = so.cbound_joint(rates.both, rates.one, kl, d.n2, d.delta)
+        else:
+            bound = so.cbound_seeger if form == "seeger" else so.cbound_mcallester
+            value = bound(g, rates.one, kl, d.n, d.n2, d.delta)
+        return _informative_direction(value, so.first_order_kl(g, kl, d.n, d.delta, clip=False))
+
+    objective.__name__ = objective.__qualname__ = f"_cbound_{form}"
+    return objective
+
+
 OBJECTIVES: dict[str, Callable] = {
     "first_order": _first_order,
     "tnd": _tnd,
@@ -187,6 +219,9 @@ OBJECTIVES: dict[str, Callable] = {
     "cctnd": _cctnd,
     "ccpbb": _ccpbb,
     "split_kl": _split_kl,
+    "cbound_seeger": _cbound_form("seeger"),
+    "cbound_mcallester": _cbound_form("mcallester"),
+    "cbound_joint": _cbound_form("joint"),
     "ccpbub": _ccpbub,
 }
 

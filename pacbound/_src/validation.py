@@ -82,7 +82,10 @@ def float_dtype(*xs: ArrayLike) -> jnp.dtype:
 def _check_2d(X: ArrayLike, name: str, columns: str) -> None:
     shape = np.shape(X)
     if len(shape) != 2 or 0 in shape:
-        raise ValueError(f"{name} must be a non-empty 2-D (examples, {columns}) array; got {shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 2-D (examples, {columns}) array; got {shape}"
+            + (_MULTICLASS if len(shape) == 3 and columns == "voters" else "")
+        )
 
 
 def _on_device(fn):
@@ -138,6 +141,14 @@ def check_matrix(X: ArrayLike, name: str = "X") -> None:
         _finite_range(X, name)
 
 
+_MULTICLASS = (
+    " (votes of K classes, (m, n) labels 0..K-1 or (m, n, K) class probabilities, go to certify "
+    "and minimize_bound, with num_classes=K for labels, and to the ensembles' bounds; MinCq, "
+    "CqBoost, CB-Boost, the KL-regularized and the boosting learners are binary: their programs "
+    "weigh each voter's complement -h, which is no voter of K classes)"
+)
+
+
 def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
     """``H`` a non-empty ``(m, n)`` matrix, finite with entries in ``[-1, 1]`` (or ``{-1, 1}``).
 
@@ -153,10 +164,12 @@ def check_votes(H: ArrayLike, name: str = "H", *, binary: bool = False) -> None:
     if not is_concrete(H):
         return
     lo, hi, is_binary = _finite_range(H, name)
+    labels = lo >= 0 and hi >= 2 and bool(np.all(np.mod(np.asarray(H), 1) == 0))
+    hint = _MULTICLASS if labels else ""  # votes that read as class labels 0..K-1
     if binary and not is_binary:
-        raise ValueError(f"{name} must hold binary votes -1 / +1")
+        raise ValueError(f"{name} must hold binary votes -1 / +1{hint}")
     if max(-lo, hi) > 1 + 1e-6:
-        raise ValueError(f"{name} must have entries in [-1, 1]; max |entry| {max(-lo, hi):g}")
+        raise ValueError(f"{name} must have entries in [-1, 1]; max |entry| {max(-lo, hi):g}{hint}")
 
 
 def check_labels(y: ArrayLike, m: int) -> None:
@@ -168,14 +181,14 @@ def check_labels(y: ArrayLike, m: int) -> None:
       >>> check_labels(np.array([1.0, 0.0]), 2)
       Traceback (most recent call last):
         ...
-      ValueError: labels must be -1 or +1; found [0.0, 1.0]
+      ValueError: labels must be -1 or +1; found [0.0, 1.0] (votes of K classes, ...
     """
     if np.shape(y) != (m,):
         raise ValueError(f"y must have shape ({m},), one label per example; got {np.shape(y)}")
     if is_concrete(y) and not (isinstance(y, jax.Array) and bool(_labels_ok(y))):
         found = np.unique(np.asarray(y))
         if not np.isin(found, (-1, 1)).all():
-            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}")
+            raise ValueError(f"labels must be -1 or +1; found {found.tolist()[:10]}{_MULTICLASS}")
         if len(found) < 2:
             raise ValueError(f"both classes are needed; every label is {found.tolist()}")
 

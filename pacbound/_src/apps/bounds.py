@@ -6,7 +6,10 @@
 all its classes (``multiclass=True``), splits off a stratified test set, trains the forest
 (:class:`pacbound._src.estimators.ForestClassifier`) and prints, for the uniform posterior and the
 minimizer of each bound (:data:`pacbound._src.ensemble_bounds.BOUNDS`, out of bag or on a held-out
-fraction of the training part), every bound, the test risk of the vote and the time.
+fraction of the training part), every bound, the test risk of the vote and the time: TND,
+CCTND, CCPBB, split-kl and, beside them, the C-bound's Seeger, McAllester and joint forms
+(columns ``C Seeger``, ``C McAll.``, ``C joint``), whose minimizers are the direct C-bound
+learners of Viallard et al. (ECML-PKDD 2021), for binary and multiclass data alike.
 ``--json`` writes the table (one row per posterior), ``--plot`` draws it as grouped bars
 (:func:`pacbound.plots.plot_compare`). Output paths are checked before anything is
 fitted; bad arguments end with one line on stderr and exit status 2 (:func:`pacbound._src.apps.cli.
@@ -24,8 +27,14 @@ from pacbound._src.ensemble_bounds import BOUNDS, EnsembleReport
 __all__ = ["bounds_report", "format_bounds_table", "register", "run_bounds"]
 
 _ENSEMBLE_NAMES = {"rf": "random forest", "extra": "extra-trees", "bagging": "bagging"}
-_COLUMNS = ("test_risk", "first_order", "tnd", "cctnd", "ccpbb", "split_kl", "ccpbub", "best", "kl")
-_HEADERS = {"test_risk": "test risk", "first_order": "first order", "kl": "KL"}
+_COLUMNS = (
+    "test_risk", "first_order", "tnd", "cctnd", "ccpbb", "split_kl",
+    "cbound_seeger", "cbound_mcallester", "cbound_joint", "ccpbub", "best", "kl",
+)  # fmt: skip
+_HEADERS = {
+    "test_risk": "test risk", "first_order": "first order", "kl": "KL",
+    "cbound_seeger": "C Seeger", "cbound_mcallester": "C McAll.", "cbound_joint": "C joint",
+}  # fmt: skip
 _OBJECTIVES = tuple(b for b in BOUNDS if b != "dis")  # DIS needs unlabeled inputs
 _ON_REQUEST = ("ccpbub",)  # minimized (and reported) only when --objectives names it
 _DEFAULT_OBJECTIVES = tuple(b for b in _OBJECTIVES if b not in _ON_REQUEST)
@@ -207,7 +216,7 @@ def register(commands) -> None:
     )  # fmt: skip
     p.add_argument(
         "--objectives", metavar="A,B",
-        help=f"comma-separated bounds to minimize (default: {','.join(_DEFAULT_OBJECTIVES)}, "
+        help=f"comma-separated bounds to minimize (default: {', '.join(_DEFAULT_OBJECTIVES)}: "
         "every bound but dis, which needs unlabeled inputs, and ccpbub, computed when named)",
     )  # fmt: skip
     p.add_argument("--steps", type=int, default=1000, help="optimizer steps per minimization")

@@ -89,7 +89,9 @@ class ForestClassifier(ClassifierMixin, BaseEstimator):
       n_estimators: number of trees.
       objective: the bound ``rho_`` minimizes, a name of
         :data:`pacbound._src.ensemble_bounds.BOUNDS` (``"dis"`` needs binary labels and
-        ``X_unlabeled``), or ``"uniform"``: the forest's own vote.
+        ``X_unlabeled``; ``"cbound_seeger"``, ``"cbound_mcallester"``, ``"cbound_joint"``: the
+        direct C-bound minimization of Viallard et al. 2021, any number of classes), or
+        ``"uniform"``: the forest's own vote.
       delta: confidence in ``(0, 1]`` of the bounds.
       oob: ``True``: statistics out of bag (the whole sample trains the forest); a fraction in
         ``(0, 1)``: that share of the sample (stratified, seeded by ``random_state``) is held

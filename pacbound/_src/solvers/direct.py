@@ -46,6 +46,7 @@ from pacbound._src.learning.bound_objective import (
     objective,
     run_optimizer,
 )
+from pacbound._src.margins import correctness_votes
 from pacbound._src.protocol import LearnerResult, learner_status, votes_matrix
 from pacbound._src.validation import (
     check_labels,
@@ -57,7 +58,7 @@ from pacbound._src.validation import (
 
 __all__ = ["DirectInfo", "minimize_bound"]
 
-POSTERIORS = ("softmax", "quasi_uniform")
+POSTERIORS = ("softmax", "quasi_uniform", "simplex")
 
 
 class DirectInfo(NamedTuple):
@@ -83,9 +84,12 @@ class DirectInfo(NamedTuple):
 
 
 def _posterior(kind: str, theta: jax.Array, prior: jax.Array):
-    """``(q, u, KL)``: the distribution over ``[H, -H]``, the vote weights on ``H`` (the vote
-    is ``H u``) and ``KL(Q||P)``."""
+    """``(q, u, KL)``: the distribution over ``[H, -H]`` (over ``H`` for ``"simplex"``), the
+    vote weights on ``H`` (the vote is ``H u``) and ``KL(Q||P)``."""
     n = prior.shape[0] // 2
+    if kind == "simplex":
+        q = jax.nn.softmax(jnp.log(prior) + theta)
+        return q, q, kl_divergence(q, prior)
     if kind == "softmax":
         q = jax.nn.softmax(jnp.log(prior) + theta)
         return q, q[:n] - q[n:], kl_divergence(q, prior)
@@ -131,7 +135,10 @@ def _minimize(bound, H, y, v, prior, delta, key, *, posterior, optimizer, max_it
         stats = _statistics(bound, sample, u, kl, key, t, batch_size)
         return objective(bound, stats, delta, log_c)
 
-    params = (jnp.zeros(2 * n if posterior == "softmax" else n, H.dtype), jnp.zeros((), H.dtype))
+    params = (
+        jnp.zeros(prior.shape[0] if posterior != "quasi_uniform" else n, H.dtype),
+        jnp.zeros((), H.dtype),
+    )
     (theta, _), trajectory, final = run_optimizer(loss_fn, params, optimizer, max_iter)
     return (*_posterior(posterior, theta, prior), trajectory, final)
 
@@ -141,7 +148,7 @@ def _prior(prior: ArrayLike | None, columns: int, dtype) -> jax.Array:
     """The prior (uniform by default), checked: ``(columns,)``, positive, summing to 1."""
     prior = jnp.full(columns, 1.0 / columns, dtype) if prior is None else jnp.asarray(prior, dtype)
     if prior.shape != (columns,):
-        raise ValueError(f"prior must have shape ({columns},), one mass per column of [H, -H]")
+        raise ValueError(f"prior must have shape ({columns},), one mass per posterior voter")
     if is_concrete(prior):
         p = np.asarray(prior, np.float64)
         if not (np.all(p > 0) and abs(p.sum() - 1) < 1e-5):
@@ -154,7 +161,8 @@ def _check(H, y, bound: Bound, posterior, delta, max_iter, batch_size, sample_we
         raise ValueError(f"posterior must be one of {POSTERIORS}; got {posterior!r}")
     check_votes(H)
     m = jnp.shape(H)[0]
-    check_labels(y, m)
+    if y is not None:  # None: the correctness votes of a multiclass vote (labels all 1)
+        check_labels(y, m)
     check_sample_weight(sample_weight, m)
     check_run(delta, max_iter, batch_size)
     if bound.name == "cbound_quasi_uniform" and (posterior != "quasi_uniform" or m <= 8):
@@ -167,7 +175,7 @@ def minimize_bound(
     bound: str | Bound = "pac_bound_2",
     *,
     sample_weight: ArrayLike | None = None,
-    posterior: str = "softmax",
+    posterior: str | None = None,
     optimizer: optax.GradientTransformation | None = None,
     max_iter: int = 1000,
     tol: ArrayLike = 1e-4,
@@ -175,8 +183,22 @@ def minimize_bound(
     delta: ArrayLike = 0.05,
     key: jax.Array | None = None,
     batch_size: int | None = None,
+    num_classes: int | None = None,
 ) -> LearnerResult:
     """Minimize a PAC-Bayes bound over the posterior ``Q`` on ``[H, -H]`` by gradient steps.
+
+    A vote of ``K`` classes (``voters`` of shape ``(m, n, K)`` class probabilities, e.g. trees'
+    leaf distributions, or ``(m, n)`` class labels with ``num_classes=K``; ``y`` in
+    ``0..K-1``) is learned on its correctness votes
+    :func:`~pacbound._src.margins.correctness_votes` ``C`` (``C q = 1 - 2 w``, ``w`` the mass on
+    wrong classes) with labels 1, over ``Q`` on the ``n`` voters only (``posterior="simplex"``:
+    a label voter's complement is no voter). Every registered margin-moment bound is then a
+    bound on the multiclass vote's risk (the vote errs only where ``w >= 1/2``): the C-bound's
+    PAC-Bayes forms of Viallard et al. (ECML-PKDD 2021) are ``"pac_bound_1"`` (their Seeger
+    form, with ``xi(m)`` for their ``2 sqrt(m)``), ``"cbound_roy2016"`` (the McAllester form)
+    and ``"pac_bound_2"`` (the joint form on ``(e, d')``, ``d' = 2 (r - e)``), minimized as in
+    that paper by a gradient method on a softmax parametrization (their Adam; here any optax
+    optimizer). The certificate is :func:`~pacbound.certify.certify`'s multiclass one.
 
     Validates its inputs when they are concrete; traceable, so ``jax.vmap`` over ``delta``,
     ``prior``, ``key``, ``sample_weight`` or a :class:`~pacbound.certify.Bound`'s numbers
@@ -196,21 +218,26 @@ def minimize_bound(
         ``sum v``, so an integer weight ``k`` is ``k`` copies of the example and a 0/1 mask is
         exactly that fold. The certificate (``info``) is on the examples of positive weight,
         each counted once: repeated examples are not independent draws.
-      posterior: ``"softmax"`` or ``"quasi_uniform"`` (module docstring).
+      posterior: ``"softmax"`` (the default for ``±1`` votes) or ``"quasi_uniform"`` over
+        ``[H, -H]`` (module docstring), or ``"simplex"``: ``Q = softmax(ln P + theta)`` over
+        ``H``'s ``n`` columns, no complement (the only one, and the default, for ``K`` classes).
       optimizer: any optax ``GradientTransformation``; default ``optax.adam(0.05)``. Those
         taking extra arguments (``optax.lbfgs``'s line search) get ``value``, ``grad`` and
         ``value_fn``.
       max_iter: the number of optimizer steps (static; all of them run).
       tol: ``converged`` when the last step changed the bound by at most ``tol`` (relative).
-      prior: ``P`` over the ``2n`` columns of ``[H, -H]``, positive; default uniform. Chosen
-        before seeing the sample.
+      prior: ``P`` over the ``2n`` columns of ``[H, -H]`` (the ``n`` of ``H`` for
+        ``"simplex"``), positive; default uniform. Chosen before seeing the sample.
       delta: confidence, in ``(0, 1]``.
       key: PRNG key of the minibatches; default ``jax.random.key(0)``.
       batch_size: estimate the bound on this many examples per step (drawn with replacement);
         ``None`` (default) uses the whole sample. The certificate always uses all of it.
+      num_classes: ``K`` for ``(m, n)`` class-label votes (static); ``None`` for ``±1`` votes
+        or ``(m, n, K)`` probabilities.
 
     Returns:
-      :class:`~pacbound.solvers.LearnerResult`: ``q`` over ``[H, -H]``, ``weights``
+      :class:`~pacbound.solvers.LearnerResult`: ``q`` over ``[H, -H]`` (over ``H`` for
+      ``"simplex"``), ``weights``
       the vote's weights on ``H``, ``objective`` the bound at ``q`` (at the optimized ``C``
       for grid bounds), ``steps = max_iter``, ``info`` a :class:`DirectInfo`.
 
@@ -221,14 +248,31 @@ def minimize_bound(
       >>> r = minimize_bound(H, y, "seeger", max_iter=20)
       >>> round(float(r.q.sum()), 4), int(r.steps)  # 4 examples: every bound is vacuous
       (1.0, 20)
+      >>> votes = jnp.tile(jnp.array([[0, 0, 1], [1, 2, 1], [2, 2, 0], [0, 1, 0]]), (50, 1))
+      >>> labels = jnp.tile(jnp.array([0, 1, 2, 0]), 50)  # 3 classes, m = 200
+      >>> r = minimize_bound(votes, labels, "seeger", num_classes=3, max_iter=50)
+      >>> r.q.shape, round(float(r.info.majority_vote_risk), 4)  # the vote of 3 label voters
+      ((3,), 0.0)
     """
-    H = votes_matrix(voters, "minimize_bound")
-    dtype = float_dtype(H, y)
+    votes = votes_matrix(voters, "minimize_bound")
+    multiclass = num_classes is not None or np.ndim(votes) == 3
+    posterior = posterior or ("simplex" if multiclass else "softmax")
+    if multiclass and posterior != "simplex":
+        raise ValueError(
+            f"a vote of K classes weighs its n voters (posterior='simplex'): a label voter's "
+            f"complement is no voter, so {posterior!r} does not apply"
+        )
+    H = correctness_votes(votes, y, num_classes) if multiclass else votes
+    dtype = float_dtype(H, y) if not multiclass else H.dtype
     bound = cast_bound(as_bound(bound), dtype)
-    _check(H, y, bound, posterior, delta, max_iter, batch_size, sample_weight)
+    _check(
+        H, None if multiclass else y, bound, posterior, delta, max_iter, batch_size, sample_weight
+    )
     m, n = jnp.shape(H)
-    given_prior, prior = prior, _prior(prior, 2 * n, dtype)
-    H, y = jnp.asarray(H, dtype), jnp.asarray(y, dtype)
+    columns = n if posterior == "simplex" else 2 * n
+    given_prior, prior = prior, _prior(prior, columns, dtype)
+    labels, H = y, jnp.asarray(H, dtype)
+    y = jnp.ones(m, dtype) if multiclass else jnp.asarray(y, dtype)
     v = jnp.ones(m, dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
     q, u, kl, trajectory, final = _minimize(
         bound, H, y, v, prior, jnp.asarray(delta, dtype),
@@ -236,7 +280,10 @@ def minimize_bound(
         optimizer=optimizer or DEFAULT_OPTIMIZER, max_iter=max_iter, batch_size=batch_size,
     )  # fmt: skip
     rows = None if sample_weight is None else (v > 0).astype(dtype)
-    cert = certify(q, H, y, bounds=[bound], delta=delta, prior=given_prior, sample_weight=rows)
+    cert = certify(
+        q, votes if multiclass else H, labels if multiclass else y, bounds=[bound], delta=delta,
+        prior=given_prior, sample_weight=rows, num_classes=num_classes,
+    )  # fmt: skip
     info = DirectInfo(
         cert.bounds[bound.name], cert.c[bound.name], trajectory, kl,
         cert.statistics.gibbs_risk, cert.majority_vote_risk,

@@ -41,6 +41,7 @@ import numpy as np
 from jax.typing import ArrayLike
 
 from pacbound._src.certify import BOUNDS, as_bound, certify, is_quasi_uniform
+from pacbound._src.margins import correctness_votes
 from pacbound._src.sweep.cells import (
     Cells,
     Plan,
@@ -170,8 +171,10 @@ def grid(
         ``mincq``, ``cqboost``, ``lpboost``, ``kl_coordinate_descent``, ... or a
         ``functools.partial`` of one (a declared prefix, e.g. ``n_rounds``, reads prefixes of
         one run of the largest value; a declared path runs as one continuation).
-      H: votes ``(m, n)`` in ``[-1, 1]``.
-      y: labels in ``{-1, +1}``, ``(m,)``.
+      H: votes ``(m, n)`` in ``[-1, 1]``; for a learner of ``K`` classes
+        (:func:`~pacbound.solvers.minimize_bound`), ``(m, n, K)`` class probabilities or
+        ``(m, n)`` class labels with ``options={"num_classes": K}``.
+      y: labels in ``{-1, +1}``, ``(m,)`` (class labels ``0..K-1`` for ``K`` classes).
       zip: pair the grids elementwise (all of one length) instead of their cartesian product.
       options: other keyword arguments of ``learner``, the same in every cell; arrays are
         traced, other values static (``{"max_iter": 100}``).
@@ -200,8 +203,12 @@ def grid(
       >>> out.values["n_rounds"].tolist(), out.result.steps.tolist()
       ([1, 3], [1, 3])
     """
+    num_classes = (options or {}).get("num_classes")
     if is_voters(H):
         check_labels(y, family_sample(H)[0])
+    elif np.ndim(H) == 3 or num_classes is not None:  # a vote of K classes (minimize_bound)
+        correctness_votes(H, y, num_classes)  # validates the votes and class labels
+        H = jnp.asarray(H)
     else:
         check_votes(H)
         check_labels(y, jnp.shape(H)[0])
@@ -362,7 +369,10 @@ def select_by_bound(
         raise ValueError("over a Voters family, pass the training features=X the voters vote on")
     sweep = grid(learner, H, y, **kwargs)
     per_cell = delta / len(next(iter(sweep.values.values())))
-    bounds, quasi = _cell_bounds(sweep.result, features if matrix_free else H, y, bound, per_cell)
+    num_classes = kwargs.get("options", {}).get("num_classes")
+    bounds, quasi = _cell_bounds(
+        sweep.result, features if matrix_free else H, y, bound, per_cell, num_classes
+    )
     if BOUNDS[bound].family == "quasi_uniform" and not quasi.all():
         raise ValueError(
             f"{bound} holds only for quasi-uniform posteriors over [H, -H]; the posteriors of "
@@ -377,7 +387,9 @@ def _name(learner: Callable) -> str:
     return getattr(learner, "__name__", type(learner).__name__)
 
 
-def _cell_bounds(results, H, y, bound: str, delta: float) -> tuple[np.ndarray, np.ndarray]:
+def _cell_bounds(
+    results, H, y, bound: str, delta: float, num_classes: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(bounds, quasi-uniform)`` of every cell's posterior, certified in float64."""
     name = as_bound(bound).name
     with jax.enable_x64(True):
@@ -385,11 +397,12 @@ def _cell_bounds(results, H, y, bound: str, delta: float) -> tuple[np.ndarray, n
         H, y = np.asarray(H, np.float64), np.asarray(y, np.float64)
 
         def one(result):
-            cert = certify(result, H, y, bounds=[name], delta=delta)
+            cert = certify(result, H, y, bounds=[name], delta=delta, num_classes=num_classes)
             return cert.bounds[name], cert.valid
 
         values, _ = jax.vmap(one)(results)  # a NaN posterior (unreachable mu) gets 1
         quasi = np.asarray(jax.vmap(is_quasi_uniform)(results.q)) & (H.shape[0] > 8)
+        quasi &= results.q.shape[-1] == 2 * H.shape[1]  # over [H, -H] (never for K classes)
         return np.asarray(values), quasi
 
 

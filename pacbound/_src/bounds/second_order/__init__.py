@@ -27,6 +27,8 @@ Modules, one concept each (every public name is re-exported here):
 * :mod:`~pacbound._src.bounds.second_order.unexpected_bernstein`: PAC-Bayes-Unexpected-Bernstein
   and CCPBUB, its Chebyshev-Cantelli form on the mu-tandem loss ([MGG19] Thm 1, [WMLIS21]).
 * :mod:`~pacbound._src.bounds.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
+* :mod:`~pacbound._src.bounds.second_order.cbound_forms`: the C-bound's Seeger, McAllester and
+  joint forms on a vote of any number of classes, out of bag ([VGHM21]).
 * :mod:`~pacbound._src.bounds.second_order.pair_variance`: CCPBB's average pair variance from a
   vote's
   votes (what :func:`pacbound.certify.certify` needs beyond the margins).
@@ -36,8 +38,9 @@ Modules, one concept each (every public name is re-exported here):
 Sources: [MLIS20] Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2020 (arXiv 2007.13532);
 [WMLIS21] Wu, Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2021 (arXiv 2106.13624); [WS22] Wu,
 Seldin, NeurIPS 2022 (arXiv 2206.00706); [GLLMR15] Germain, Lacasse, Laviolette, Marchand,
-Roy, JMLR 16, 2015; [MGG19] Mhammedi, Grünwald, Guedj, NeurIPS 2019 (arXiv 1905.13367);
-[TS13] Tolstikhin, Seldin, NeurIPS 2013.
+Roy, JMLR 16, 2015; [VGHM21] Viallard, Germain, Habrard, Morvant, ECML-PKDD 2021; [MGG19]
+Mhammedi, Grünwald, Guedj, NeurIPS 2019 (arXiv 1905.13367); [TS13] Tolstikhin, Seldin,
+NeurIPS 2013.
 """
 
 from pacbound._src.bounds.second_order.bennett import (
@@ -47,6 +50,11 @@ from pacbound._src.bounds.second_order.bennett import (
     mu_tandem_range,
     pac_bayes_bennett,
     variance_upper_bound,
+)
+from pacbound._src.bounds.second_order.cbound_forms import (
+    cbound_joint,
+    cbound_mcallester,
+    cbound_seeger,
 )
 from pacbound._src.bounds.second_order.common import chebyshev_cantelli
 from pacbound._src.bounds.second_order.germain import pac_bound_1_prime, pac_bound_2_prime
@@ -70,6 +78,9 @@ from pacbound._src.bounds.second_order.unexpected_bernstein import ccpbub, pbub
 
 __all__ = [
     "GRID_SIZE",
+    "cbound_joint",
+    "cbound_mcallester",
+    "cbound_seeger",
     "ccpbb",
     "ccpbb_over_mu",
     "ccpbub",
