@@ -16,7 +16,9 @@ The registry that names them for certification and for the minimizers is
 * second-order bounds: :func:`tnd_kl`, :func:`tnd_lambda`, :func:`dis` (Masegosa et al. 2020),
   :func:`cctnd`, :func:`ccpbb`, :func:`pac_bayes_bennett` (Wu et al. 2021),
   :func:`split_kl_mu_tandem`, :func:`pac_bayes_split_kl` (Wu and Seldin 2022),
-  :func:`pac_bound_1_prime`, :func:`pac_bound_2_prime`;
+  :func:`pac_bound_1_prime`, :func:`pac_bound_2_prime`, :func:`pbub` (PAC-Bayes-Unexpected-
+  Bernstein, Mhammedi et al. 2019) and :func:`ccpbub` (its Chebyshev-Cantelli form on the
+  mu-tandem loss, Wu et al. 2021);
 * the margin bound of the deterministic vote through Dirichlet posteriors:
   :func:`dirichlet_margin` (biggs2022);
 * test-set bounds: :func:`binomial_tail_inversion`, :func:`majority_vote_test_set_bound`
@@ -57,6 +59,7 @@ from pacbound._src.bounds.second_order.tandem import (
     tnd_kl,
     tnd_lambda,
 )
+from pacbound._src.bounds.second_order.unexpected_bernstein import ccpbub, pbub
 from pacbound._src.bounds.test_set import (
     binomial_tail_inversion,
     majority_vote_test_set_bound,
@@ -68,6 +71,7 @@ __all__ = [
     "cbound_quasi_uniform",
     "cbound_roy2016",
     "ccpbb",
+    "ccpbub",
     "cctnd",
     "dirichlet_margin",
     "dis",
@@ -83,6 +87,7 @@ __all__ = [
     "pac_bound_1_prime",
     "pac_bound_2",
     "pac_bound_2_prime",
+    "pbub",
     "quadratic_loss_constants",
     "seeger",
     "split_kl_mu_tandem",

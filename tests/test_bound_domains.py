@@ -281,6 +281,52 @@ CASES = {
             "c2": [1.0],
         },
     ),
+    bounds.pbub: (
+        {"loss": 0.1, "second_moment": 0.1, "kl": 1.0, "n": 1000, "delta": 0.05, "b": 1.0},
+        {
+            "loss": [NAN, INF],
+            "second_moment": [-0.1, NAN],
+            **COMMON,
+            "n": [0, 0.5, NAN],
+            "b": [0.0, -1.0, INF, NAN],
+        },
+    ),
+    bounds.ccpbub: (
+        {
+            "mu_tandem_risk": 0.05,
+            "mu_tandem_second_moment": 0.03,
+            "kl": 1.0,
+            "n2": 1000,
+            "delta": 0.05,
+            "mu": 0.0,
+            "n_mu": 1,
+        },
+        {
+            "mu_tandem_risk": [NAN, -INF],
+            "mu_tandem_second_moment": [-0.1, NAN],
+            **COMMON,
+            "n2": [0, NAN],
+            "mu": [0.5, 1.0, NAN],
+            "n_mu": [0],
+        },
+    ),
+    **{  # the C-bound forms of Viallard et al. 2021 (cbound_forms)
+        f: (
+            {"gibbs_risk": 0.2, "split_rate": 0.3, "kl": 1.0, "n": 1000, "n2": 800, "delta": 0.05},
+            {
+                "gibbs_risk": [-0.1, 1.5, NAN],
+                "split_rate": [-0.1, 1.5, NAN],
+                **COMMON,
+                "n": [0, NAN],
+                "n2": [0, NAN],
+            },
+        )
+        for f in (bounds.cbound_seeger, bounds.cbound_mcallester)
+    },
+    bounds.cbound_joint: (
+        {"joint_error": 0.05, "split_rate": 0.3, "kl": 1.0, "n2": 800, "delta": 0.05},
+        {"joint_error": [-0.1, 1.5, NAN], "split_rate": [-0.1, 1.5], **COMMON, "n2": [0]},
+    ),
     bounds.chebyshev_cantelli: (
         {"numerator": 0.05, "mu": 0.0},
         {"numerator": [NAN], "mu": [0.5, NAN]},

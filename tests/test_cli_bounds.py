@@ -102,5 +102,6 @@ def test_objectives_help_states_the_real_default(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert (
         "(default: first_order, tnd, cctnd, ccpbb, split_kl, cbound_seeger, cbound_mcallester, "
-        "cbound_joint: every bound but dis, which needs unlabeled inputs)" in text
+        "cbound_joint: every bound but dis, which needs unlabeled inputs, and ccpbub, computed "
+        "when named)" in text
     )

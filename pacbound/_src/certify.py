@@ -58,10 +58,11 @@ vote's mass on voters that err for ``±1`` voters, the expected error of real-va
 the same ranges). So the Gibbs risk is ``E[W] = (1 - mu1) / 2``, the tandem risk
 (Masegosa et al. 2020) ``E[W^2]`` (:attr:`VoteStatistics.joint_error`), the rate of pairs with
 exactly one error ``E[2 W (1 - W)] = (1 - mu2) / 2`` (:attr:`VoteStatistics.disagreement`):
-TND, CCTND, PAC-Bayes-split-kl on the mu-tandem loss and PAC-Bound 2' are functions of the
-margin moments on a complete sample (``n = n2 = m``); DIS and PAC-Bound 1' also need the
-disagreement on unlabeled examples (``certify(..., H_unlabeled=...)``), CCPBB the pairs'
-variances, which the margins do not give (computed from the votes, only when asked for).
+TND, CCTND, PAC-Bayes-split-kl on the mu-tandem loss, CCPBUB (its second moment from the joint
+error and the Gibbs risk: :meth:`VoteStatistics.mu_tandem_second_moment`) and PAC-Bound 2' are
+functions of the margin moments on a complete sample (``n = n2 = m``); DIS and PAC-Bound 1'
+also need the disagreement on unlabeled examples (``certify(..., H_unlabeled=...)``), CCPBB the
+pairs' variances, which the margins do not give (computed from the votes, only when asked for).
 
 **Precision.** At the Python boundary (concrete inputs) :func:`certify` computes in float64
 whatever the JAX precision mode (``jax.enable_x64`` for the call), from the posterior and
@@ -157,6 +158,17 @@ class VoteStatistics(NamedTuple):
         """``E_{Q^2}[L_mu] = E[(W - mu)^2] = T - 2 mu R_S + mu^2`` (Wu et al. 2021)."""
         return self.joint_error - 2.0 * mu * self.gibbs_risk + mu**2
 
+    def mu_tandem_second_moment(self, mu: ArrayLike) -> jax.Array:
+        """An upper bound on ``E_{Q^2} E_S[L_mu^2]``, exact for ``±1`` voters: ``(1 - 2 mu)^2
+        T + 2 mu^2 (1 - 2 mu) R_S + mu^4`` (CCPBUB's second moment). Per example,
+        ``E_{Q^2}[L_mu^2] = (E_Q[(l - mu)^2])^2`` (the pair is independent) and ``(l - mu)^2
+        <= l (1 - 2 mu) + mu^2`` for ``l`` in ``[0, 1]`` (``l^2 <= l``, equality for ``l`` in
+        ``{0, 1}``), both sides ``>= 0``, so squaring keeps the order: ``<= (W (1 - 2 mu) +
+        mu^2)^2``, whose mean over the sample expands to the formula (``T = E[W^2]``)."""
+        offset = jnp.asarray(mu)
+        slope = 1.0 - 2.0 * offset
+        return slope**2 * self.joint_error + 2.0 * offset**2 * slope * self.gibbs_risk + offset**4
+
     def mu_tandem_variance(self, mu: ArrayLike) -> jax.Array:
         """The ``Q^2``-average of the pairs' unbiased variances of the mu-tandem loss (needs
         ``pair_variance``)."""
@@ -193,9 +205,9 @@ class Bound:
         of ``"dirichlet_margin"`` (:meth:`Bound.dirichlet_margin`).
       c_grid: the ``k`` values of the bound's free constant: Catoni's ``C`` (``"catoni"``,
         ``"general_loss"``) or the offset ``mu < 1/2`` of the mu-tandem loss (``"split_kl"``,
-        ``"ccpbb"``): each value gets ``delta / k`` (union bound); the certificate is the
-        smallest bound over the grid, and a minimizer moves the constant continuously within
-        the grid's range. For ``"dirichlet_margin"``: the concentrations ``K`` (no union
+        ``"ccpbb"``, ``"ccpbub"``): each value gets ``delta / k`` (union bound); the certificate
+        is the smallest bound over the grid, and a minimizer moves the constant continuously
+        within the grid's range. For ``"dirichlet_margin"``: the concentrations ``K`` (no union
         bound: the PAC-Bayes bound holds for every ``Dir(K q)`` at once).
     """
 
@@ -497,6 +509,11 @@ def _split_kl(b: Bound, s: VoteStatistics, dl, mu) -> jax.Array:
     return so.split_kl_mu_tandem(*s.ternary_rates, s.kl, s.m, dl, mu, clip=False)
 
 
+def _ccpbub(b: Bound, s: VoteStatistics, dl, mu) -> jax.Array:
+    second = s.mu_tandem_second_moment(mu)
+    return so.ccpbub(s.mu_tandem_risk(mu), second, s.kl, s.m, dl, mu, clip=False)
+
+
 def _ccpbb(b: Bound, s: VoteStatistics, dl, mu) -> jax.Array:
     variance = s.mu_tandem_variance(mu)
     return so.ccpbb(s.mu_tandem_risk(mu), variance, s.kl, s.m, dl, mu, clip=False)
@@ -547,6 +564,22 @@ for _spec in (
         "PAC-Bound 1', Germain et al. JMLR 2015 (disagreement on unlabeled examples)",
         flat=True,
         needs=("unlabeled",),
+    ),
+    BoundSpec(
+        "pbub",
+        lambda b, s, dl, c: 2.0 * so.pbub(s.gibbs_risk, s.gibbs_risk, s.kl, s.m, dl),
+        "2 x PAC-Bayes-Unexpected-Bernstein on R(G_Q), Mhammedi et al. NeurIPS 2019 Thm 1 (the "
+        "second moment of a [0, 1] loss at most its mean; R(B_Q) <= 2 R(G_Q))",
+        default=False,
+    ),
+    BoundSpec(
+        "ccpbub",
+        _ccpbub,
+        "CCPBUB, Wu et al. NeurIPS 2021: Chebyshev-Cantelli + PAC-Bayes-Unexpected-Bernstein "
+        "(Mhammedi et al. 2019 Thm 1) on the mu-tandem loss, mu over a grid",
+        grid=True,
+        default=False,
+        grid_scale="linear",
     ),
     BoundSpec(
         "ccpbb",
@@ -737,7 +770,7 @@ class Certificate(NamedTuple):
       bounds: ``{name: value}``, each a bound on ``R(B_Q)`` that holds with probability at
         least ``1 - delta`` on its own (module docstring), clipped to at most 1.
       c: ``{name: C}`` the grid constant reached by the grid bounds (Catoni's ``C``, or ``mu``
-        for ``split_kl`` / ``ccpbb``), ``nan`` for the others.
+        for ``split_kl`` / ``ccpbb`` / ``ccpbub``), ``nan`` for the others.
       best: ``(name, value)``: the smallest of ``bounds`` recomputed at ``delta / K`` for the
         ``K`` bounds compared (the union bound), so it holds with probability ``1 - delta``.
         Traced (under ``jit``), the name is its index in ``bounds``, an array.

@@ -12,10 +12,11 @@ set that no member saw:
   Machine Learning 2019; ``n = n2 = m`` on a held-out set) and, for binary votes with extra
   unlabeled inputs, the disagreement matrix of the DIS bound. Computed once, in float64.
 * :func:`certify_ensemble` ``(statistics, rho, delta)`` -> :class:`EnsembleCertificate`:
-  every bound of :data:`BOUNDS` at ``rho`` (each holds with probability ``1 - delta`` for all
-  posteriors at once; ``best`` is the smallest at ``delta / K``, the union bound), in float64.
+  every bound of :data:`BOUNDS` at ``rho`` (``ccpbub`` when named; each holds with probability
+  ``1 - delta`` for all posteriors at once; ``best`` is the smallest at ``delta / K``, the
+  union bound), in float64.
 * :func:`optimize_posterior` ``(statistics, objective)``: ``rho`` minimizing one bound
-  (:mod:`pacbound._src.second_order_minimize`; CCPBB and split-kl over the data-independent
+  (:mod:`pacbound._src.second_order_minimize`; CCPBB, split-kl and CCPBUB over the data-independent
   :data:`MU_GRID` with the union bound ``delta / len(MU_GRID)``).
 * :func:`ensemble_report`: the uniform posterior and each objective's minimizer, each
   certified by every bound, with the test risk of its majority vote and the time it took.
@@ -44,6 +45,9 @@ members and ``KL = KL(rho||pi)``:
   n2``), from square-root deviations (McAllester: roy2016 Thm 2 at ``n = n2``), and the sup
   over a trinomial kl-ball on ``(e, d')`` (joint: PAC-Bound 2). Their minimizers are the
   direct C-bound minimization learners of that paper.
+* ``ccpbub``: Chebyshev-Cantelli with PAC-Bayes-Unexpected-Bernstein on the mu-tandem loss
+  (Mhammedi et al., NeurIPS 2019; Wu et al. 2021's CCPBUB), its second moment from each pair's
+  shared examples, the same grid; computed only when named (``bounds=`` / ``objectives=``).
 
 All of them bound the risk of ``MV_rho`` counting a tie as an error, for any number of classes
 (an error of the vote means that at least half of ``rho``'s weight errs); ``dis`` needs binary
@@ -73,6 +77,7 @@ from pacbound._src.loss_statistics import (
     gibbs_risk,
     loss_statistics,
     mu_tandem_risk,
+    mu_tandem_second_moment,
     mu_tandem_variance,
     quadratic_form,
     sample_sizes,
@@ -97,15 +102,17 @@ __all__ = [
 
 BOUNDS = (
     "first_order", "tnd", "dis", "cctnd", "ccpbb", "split_kl",
-    "cbound_seeger", "cbound_mcallester", "cbound_joint",
+    "cbound_seeger", "cbound_mcallester", "cbound_joint", "ccpbub",
 )  # fmt: skip
 _CBOUND_FORMS = {
     "cbound_seeger": so.cbound_seeger,
     "cbound_mcallester": so.cbound_mcallester,
 }
-# data-independent grid of mu for CCPBB and split-kl (40 values in [-1/2, 1/2), step 1/40)
+# data-independent grid of mu for CCPBB, split-kl and CCPBUB (40 values in [-1/2, 1/2), step
+# 1/40)
 MU_GRID = np.round(np.arange(-0.5, 0.5, 0.025), 4)
-_GRID_BOUNDS = ("ccpbb", "split_kl")
+_GRID_BOUNDS = ("ccpbb", "split_kl", "ccpbub")
+_ON_REQUEST = ("ccpbub",)  # computed only when named (each bound adds a compiled program)
 _RPROP = optax.rprop(0.05)  # one object: the minimizers' jit caches key on it
 
 
@@ -211,7 +218,8 @@ class EnsembleCertificate(NamedTuple):
 
     Attributes:
       bounds: ``{name: value}``, each holding with probability ``1 - delta`` on its own.
-      parameters: ``{name: mu}`` the ``mu`` reached by ``cctnd``, ``ccpbb`` and ``split_kl``.
+      parameters: ``{name: mu}`` the ``mu`` reached by ``cctnd``, ``ccpbb``, ``split_kl`` and
+        ``ccpbub``.
       best: ``(name, value)``: the smallest bound recomputed at ``delta / K`` for the ``K``
         bounds compared (the union bound): it holds with probability ``1 - delta``.
       gibbs_risk: ``E_rho[L_hat(h)]``; ``tandem_risk``: ``E_{rho^2}[L_hat(h, h')]``;
@@ -232,12 +240,15 @@ class EnsembleCertificate(NamedTuple):
 
 
 def _grid_values(name, stats, rho, kl, n2, delta, mu_grid):
-    """CCPBB or split-kl at each ``mu`` of the grid, each at ``delta / len(grid)``."""
+    """CCPBB, split-kl or CCPBUB at each ``mu`` of the grid, each at ``delta / len(grid)``."""
     k = mu_grid.shape[0]
     if name == "split_kl":
         rates = ternary_rates(stats, rho)
         return so.split_kl_mu_tandem(*rates, kl, n2, delta, mu_grid, k)
     means = jax.vmap(lambda mu: mu_tandem_risk(stats, rho, mu))(mu_grid)
+    if name == "ccpbub":
+        seconds = jax.vmap(lambda mu: mu_tandem_second_moment(stats, rho, mu))(mu_grid)
+        return so.ccpbub(means, seconds, kl, n2, delta, mu_grid, k)
     variances = jax.vmap(lambda mu: mu_tandem_variance(stats, rho, mu))(mu_grid)
     return so.ccpbb(means, variances, kl, n2, delta, mu_grid, k)
 
@@ -293,7 +304,7 @@ def _certified_values(*args, delta, names) -> tuple[dict[str, tuple], tuple]:
 def _checked_names(statistics: EnsembleStatistics, bounds: Sequence[str] | None) -> tuple:
     has_dis = statistics.disagreement is not None
     if bounds is None:
-        return tuple(b for b in BOUNDS if b != "dis" or has_dis)
+        return tuple(b for b in BOUNDS if (b != "dis" or has_dis) and b not in _ON_REQUEST)
     names = tuple(bounds)
     unknown = sorted(set(names) - set(BOUNDS))
     if unknown or not names or len(set(names)) < len(names):
@@ -318,8 +329,8 @@ def certify_ensemble(
     bounds: Sequence[str] | None = None,
     mu_grid: Any = MU_GRID,
 ) -> EnsembleCertificate:
-    """Every bound of ``bounds`` (default: :data:`BOUNDS`, ``dis`` when available) on the risk
-    of ``MV_rho``, in float64, with the uniform prior over the voters.
+    """Every bound of ``bounds`` (default: :data:`BOUNDS` but ``ccpbub``, ``dis`` when
+    available) on the risk of ``MV_rho``, in float64, with the uniform prior over the voters.
 
     Each value holds with probability at least ``1 - delta`` over the sample, for all ``rho``
     at once (so ``rho`` may come from the same sample), provided ``delta``, the bound and
@@ -330,7 +341,8 @@ def certify_ensemble(
       rho: ``(n,)`` posterior over the voters, a distribution.
       delta: confidence in ``(0, 1]``.
       bounds: names among :data:`BOUNDS`.
-      mu_grid: the data-independent ``mu`` values of ``ccpbb`` and ``split_kl`` (union bound).
+      mu_grid: the data-independent ``mu`` values of ``ccpbb``, ``split_kl`` and ``ccpbub``
+        (union bound).
 
     Raises:
       ValueError: ``delta`` outside ``(0, 1]``, ``rho`` not a distribution over the ``n``
@@ -387,7 +399,7 @@ def optimize_posterior(
 ) -> som.MinimizeResult:
     """The posterior minimizing one bound of :data:`BOUNDS` over ``rho = softmax(theta)``
     (:func:`pacbound.ensembles.minimize_bound`, ``steps`` optimizer steps from the
-    uniform ``rho``; ``ccpbb`` and ``split_kl`` at each ``mu`` of ``mu_grid`` with
+    uniform ``rho``; ``ccpbb``, ``split_kl`` and ``ccpbub`` at each ``mu`` of ``mu_grid`` with
     ``delta / len(mu_grid)``, the best kept: ``minimize_over_mu``).
 
     Computes in ``dtype`` (float32 by default: certify the result with
@@ -510,6 +522,8 @@ def ensemble_report(
     """
     check_delta(delta)
     objectives = _checked_names(statistics, objectives)
+    defaults = _checked_names(statistics, None)  # and the minimized bounds computed on request
+    certified = (*defaults, *(b for b in objectives if b not in defaults))
     n_voters = statistics.stats.risks.shape[0]
     rows = []
     for name in ("uniform", *objectives):
@@ -518,7 +532,9 @@ def ensemble_report(
         if name != "uniform":
             result = optimize_posterior(statistics, name, delta=delta, mu_grid=mu_grid, steps=steps)
             rho = np.asarray(result.rho, np.float64)
-        cert = certify_ensemble(statistics, rho / rho.sum(), delta=delta, mu_grid=mu_grid)
+        cert = certify_ensemble(
+            statistics, rho / rho.sum(), delta=delta, bounds=certified, mu_grid=mu_grid
+        )
         risk = None if test is None else majority_vote_risk(*test, rho, statistics.n_classes)
         rows.append(PosteriorRow(name, rho / rho.sum(), cert, risk, time.perf_counter() - start))
     return EnsembleReport(

@@ -53,6 +53,7 @@ __all__ = [
     "gibbs_risk",
     "loss_statistics",
     "mu_tandem_risk",
+    "mu_tandem_second_moment",
     "mu_tandem_variance",
     "pair_counts",
     "quadratic_form",
@@ -405,6 +406,25 @@ def mu_tandem_risk(stats: LossStatistics, rho: ArrayLike, mu: ArrayLike) -> jax.
     mu = jnp.asarray(mu, stats.tandem.dtype)
     loss = sum(v * a for v, a in zip(_mu_loss_values(mu), _pair_outcome_matrices(stats)))
     return quadratic_form(loss, rho)
+
+
+def mu_tandem_second_moment(stats: LossStatistics, rho: ArrayLike, mu: ArrayLike) -> jax.Array:
+    """``E_{rho^2}[(1/n) sum_i L_mu(h, h', x_i)^2]``, the empirical second moment of the
+    mu-tandem loss (what PAC-Bayes-Unexpected-Bernstein reads: CCPBUB): each pair's outcome
+    rates over the examples it shares times the squared loss values ``(1 - mu)^4``,
+    ``mu^2 (1 - mu)^2``, ``mu^4``; without a mask ``(1 - 2 mu)^2 T_hat + 2 mu^2 (1 - 2 mu)
+    G_hat + mu^4``.
+
+    Example:
+      >>> import jax.numpy as jnp
+      >>> H = jnp.array([[1., 1., -1.], [1., -1., 1.], [-1., 1., 1.], [1., 1., 1.]])
+      >>> stats = loss_statistics(error_matrix(H, jnp.array([1., 1., -1., 1.])))
+      >>> round(float(mu_tandem_second_moment(stats, jnp.ones(3) / 3, 0.0)), 4)  # mu = 0: T_hat
+      0.1667
+    """
+    mu = jnp.asarray(mu, stats.tandem.dtype)
+    rates = _pair_outcome_matrices(stats)
+    return quadratic_form(sum(v**2 * r for v, r in zip(_mu_loss_values(mu), rates)), rho)
 
 
 def mu_tandem_variance(stats: LossStatistics, rho: ArrayLike, mu: ArrayLike) -> jax.Array:

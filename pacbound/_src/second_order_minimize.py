@@ -46,6 +46,7 @@ from pacbound._src.loss_statistics import (
     check_posterior,
     gibbs_risk,
     mu_tandem_risk,
+    mu_tandem_second_moment,
     mu_tandem_variance,
     quadratic_form,
     tandem_risk,
@@ -172,6 +173,12 @@ def _ccpbb(rho, kl, d):
     return so.ccpbb(mean, var, kl, d.n2, d.delta, d.mu, d.n_mu)
 
 
+def _ccpbub(rho, kl, d):
+    mean = mu_tandem_risk(d.stats, rho, d.mu)
+    second = mu_tandem_second_moment(d.stats, rho, d.mu)
+    return so.ccpbub(mean, second, kl, d.n2, d.delta, d.mu, d.n_mu)
+
+
 def _split_kl(rho, kl, d):
     rates = ternary_rates(d.stats, rho)
     return so.split_kl_mu_tandem(*rates, kl, d.n2, d.delta, d.mu, d.n_mu)
@@ -215,6 +222,7 @@ OBJECTIVES: dict[str, Callable] = {
     "cbound_seeger": _cbound_form("seeger"),
     "cbound_mcallester": _cbound_form("mcallester"),
     "cbound_joint": _cbound_form("joint"),
+    "ccpbub": _ccpbub,
 }
 
 

@@ -21,7 +21,8 @@ arguments are not checked (the compiled program checks nothing).
   empirical Bernstein bound.
 * :mod:`~pacbound._src.bounds.second_order`: the bounds since 2019: the tandem bounds TND and DIS
   (Masegosa et al. 2020), CCTND and CCPBB (Wu et al. 2021), PAC-Bayes-split-kl on the
-  mu-tandem loss (Wu and Seldin 2022), PAC-Bound 1' and 2' (germain2015).
+  mu-tandem loss (Wu and Seldin 2022), PAC-Bound 1' and 2' (germain2015),
+  PAC-Bayes-Unexpected-Bernstein (Mhammedi et al. 2019) and CCPBUB (Wu et al. 2021).
 * :mod:`~pacbound._src.bounds.margin`: the Dirichlet margin bound on the deterministic vote
   (biggs2022).
 * :mod:`~pacbound._src.bounds.test_set`: the binomial test-set bound (Langford 2005 Thm 3.3) and

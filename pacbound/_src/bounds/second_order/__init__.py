@@ -24,6 +24,8 @@ Modules, one concept each (every public name is re-exported here):
 * :mod:`~pacbound._src.bounds.second_order.bennett`: PAC-Bayes-Bennett, the variance bound and
   CCPBB with
   their lambda / gamma grids ([WMLIS21] Thms 9, 13, 15; [TS13]).
+* :mod:`~pacbound._src.bounds.second_order.unexpected_bernstein`: PAC-Bayes-Unexpected-Bernstein
+  and CCPBUB, its Chebyshev-Cantelli form on the mu-tandem loss ([MGG19] Thm 1, [WMLIS21]).
 * :mod:`~pacbound._src.bounds.second_order.germain`: PAC-Bound 1' and 2' ([GLLMR15]).
 * :mod:`~pacbound._src.bounds.second_order.cbound_forms`: the C-bound's Seeger, McAllester and
   joint forms on a vote of any number of classes, out of bag ([VGHM21]).
@@ -36,8 +38,9 @@ Modules, one concept each (every public name is re-exported here):
 Sources: [MLIS20] Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2020 (arXiv 2007.13532);
 [WMLIS21] Wu, Masegosa, Lorenzen, Igel, Seldin, NeurIPS 2021 (arXiv 2106.13624); [WS22] Wu,
 Seldin, NeurIPS 2022 (arXiv 2206.00706); [GLLMR15] Germain, Lacasse, Laviolette, Marchand,
-Roy, JMLR 16, 2015; [VGHM21] Viallard, Germain, Habrard, Morvant, ECML-PKDD 2021; [TS13]
-Tolstikhin, Seldin, NeurIPS 2013.
+Roy, JMLR 16, 2015; [VGHM21] Viallard, Germain, Habrard, Morvant, ECML-PKDD 2021; [MGG19]
+Mhammedi, Grünwald, Guedj, NeurIPS 2019 (arXiv 1905.13367); [TS13] Tolstikhin, Seldin,
+NeurIPS 2013.
 """
 
 from pacbound._src.bounds.second_order.bennett import (
@@ -71,6 +74,7 @@ from pacbound._src.bounds.second_order.tandem import (
     tnd_lambda_optimal,
     tnd_optimal_lambda,
 )
+from pacbound._src.bounds.second_order.unexpected_bernstein import ccpbub, pbub
 
 __all__ = [
     "GRID_SIZE",
@@ -79,6 +83,7 @@ __all__ = [
     "cbound_seeger",
     "ccpbb",
     "ccpbb_over_mu",
+    "ccpbub",
     "cctnd",
     "cctnd_optimal",
     "cctnd_optimal_mu",
@@ -92,6 +97,7 @@ __all__ = [
     "pac_bayes_split_kl",
     "pac_bound_1_prime",
     "pac_bound_2_prime",
+    "pbub",
     "split_kl_mu_tandem",
     "tnd_kl",
     "tnd_lambda",
