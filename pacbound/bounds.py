@@ -17,6 +17,8 @@ The registry that names them for certification and for the minimizers is
   :func:`cctnd`, :func:`ccpbb`, :func:`pac_bayes_bennett` (Wu et al. 2021),
   :func:`split_kl_mu_tandem`, :func:`pac_bayes_split_kl` (Wu and Seldin 2022),
   :func:`pac_bound_1_prime`, :func:`pac_bound_2_prime`;
+* Recursive PAC-Bayes (Wu, Zhang, Chérief-Abdellatif, Seldin 2024):
+  :func:`recursive_pac_bayes_bound` (its one-stage case is PAC-Bayes-split-kl for ``K`` values);
 * test-set bounds: :func:`binomial_tail_inversion`, :func:`majority_vote_test_set_bound`
   (Langford 2005 Thm 3.3).
 """
@@ -36,6 +38,7 @@ from pacbound._src.bounds.first_order import (
     seeger,
     xi,
 )
+from pacbound._src.bounds.recursive import recursive_pac_bayes_bound
 from pacbound._src.bounds.second_order.bennett import (
     ccpbb,
     pac_bayes_bennett,
@@ -80,6 +83,7 @@ __all__ = [
     "pac_bound_2",
     "pac_bound_2_prime",
     "quadratic_loss_constants",
+    "recursive_pac_bayes_bound",
     "seeger",
     "split_kl_mu_tandem",
     "tnd_kl",

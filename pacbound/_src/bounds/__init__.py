@@ -22,6 +22,8 @@ arguments are not checked (the compiled program checks nothing).
 * :mod:`~pacbound._src.bounds.second_order`: the bounds since 2019: the tandem bounds TND and DIS
   (Masegosa et al. 2020), CCTND and CCPBB (Wu et al. 2021), PAC-Bayes-split-kl on the
   mu-tandem loss (Wu and Seldin 2022), PAC-Bound 1' and 2' (germain2015).
+* :mod:`~pacbound._src.bounds.recursive`: Recursive PAC-Bayes (Wu, Zhang, Chérief-Abdellatif,
+  Seldin 2024) with PAC-Bayes-split-kl for losses of ``K`` values.
 * :mod:`~pacbound._src.bounds.test_set`: the binomial test-set bound (Langford 2005 Thm 3.3) and
   its use on a majority vote's held-out errors.
 
@@ -30,16 +32,19 @@ Every public name of the three modules is available here, e.g.
 ``pacbound._src.bounds.binomial_tail_inversion``.
 """
 
-from pacbound._src.bounds import first_order, second_order, test_set
+from pacbound._src.bounds import first_order, recursive, second_order, test_set
 from pacbound._src.bounds.first_order import *  # noqa: F403
+from pacbound._src.bounds.recursive import *  # noqa: F403
 from pacbound._src.bounds.second_order import *  # noqa: F403
 from pacbound._src.bounds.test_set import *  # noqa: F403
 
 __all__ = [
     "first_order",
+    "recursive",
     "second_order",
     "test_set",
     *first_order.__all__,
+    *recursive.__all__,
     *second_order.__all__,
     *test_set.__all__,
 ]
