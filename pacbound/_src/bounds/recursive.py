@@ -202,5 +202,8 @@ def recursive_pac_bayes_bound(
       >>> round(float(b), 4)
       0.143
     """
+    rates, kl, n, values, gamma = (
+        np.asarray(x) if isinstance(x, list | tuple) else x for x in (rates, kl, n, values, gamma)
+    )
     _check_values(values, rates)
     return stage_bounds(rates, kl, n, delta, values, gamma)[1][..., -1]

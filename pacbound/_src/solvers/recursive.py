@@ -82,8 +82,19 @@ class RecursiveInfo(NamedTuple):
 
 def geometric_chunks(key: jax.Array, kept: jax.Array, stages: int) -> tuple[jax.Array, jax.Array]:
     """``(chunk, ends)``: each example's chunk (``-1`` where not ``kept``) in a uniformly random
-    order drawn from ``key``, and ``ends[t] = N_{t+1} = floor(m_kept / 2^(T-t-1))``."""
-    draw = jnp.where(kept, jax.random.uniform(key, kept.shape), 2.0)
+    order drawn from ``key``, and ``ends[t] = N_{t+1} = floor(m_kept / 2^(T-t-1))``. The
+    ``j``-th kept example draws its uniform from ``fold_in(key, j)``: dropping examples by
+    weight 0 gives the chunks that slicing them off would.
+
+    Example:
+      >>> import jax, jax.numpy as jnp
+      >>> chunk, ends = geometric_chunks(jax.random.key(0), jnp.ones(8, bool), 3)
+      >>> ends.tolist(), sorted(chunk.tolist())  # |S_1| = |S_2| = 2, |S_3| = 4
+      ([2, 4, 8], [0, 0, 1, 1, 2, 2, 2, 2])
+    """
+    index = jnp.cumsum(kept) - 1
+    uniform = jax.vmap(lambda j: jax.random.uniform(jax.random.fold_in(key, j)))(index)
+    draw = jnp.where(kept, uniform, 2.0)
     rank = jnp.argsort(jnp.argsort(draw))
     count = jnp.sum(kept)
     ends = jnp.floor(count * 2.0 ** (np.arange(stages) - stages + 1.0)).astype(jnp.int32)
