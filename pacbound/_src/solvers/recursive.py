@@ -40,6 +40,7 @@ from jax.typing import ArrayLike
 from pacbound._src.bounds.recursive import split_kl_values, stage_bounds
 from pacbound._src.learning.bound_objective import DEFAULT_OPTIMIZER, check_run, run_optimizer
 from pacbound._src.protocol import LearnerResult, learner_status, votes_matrix
+from pacbound._src.solvers.direct import _prior
 from pacbound._src.validation import (
     check_labels,
     check_positive_int,
@@ -119,7 +120,7 @@ def _kl(log_q, log_p):
 
 
 @functools.partial(jax.jit, static_argnames=("stages", "tandem", "optimizer", "max_iter"))
-def _recursive(errors, v, gamma, delta, key, *, stages, tandem, optimizer, max_iter):
+def _recursive(errors, v, gamma, delta, key, log_prior, *, stages, tandem, optimizer, max_iter):
     columns = errors.shape[1]
     dtype = errors.dtype
     chunk, ends = geometric_chunks(key, v > 0, stages)
@@ -151,8 +152,7 @@ def _recursive(errors, v, gamma, delta, key, *, stages, tandem, optimizer, max_i
         kl = factor * _kl(log_q, log_prior)
         return log_q, (log_q, jnp.clip(rates, 0.0, 1.0), kl, trajectory)
 
-    log_uniform = jnp.full(columns, -jnp.log(jnp.asarray(columns, dtype)))
-    _, (log_qs, rates, kls, trajectories) = jax.lax.scan(stage, log_uniform, jnp.arange(stages))
+    _, (log_qs, rates, kls, trajectories) = jax.lax.scan(stage, log_prior, jnp.arange(stages))
     E, B = stage_bounds(rates, kls, n_val, delta, values, gammas)
     return jnp.exp(log_qs), rates, kls, n_val, E, B, chunk, trajectories
 
@@ -184,6 +184,7 @@ def recursive_pac_bayes(
     max_iter: int = 200,
     optimizer: optax.GradientTransformation | None = None,
     tol: ArrayLike = 1e-4,
+    prior: ArrayLike | None = None,
 ) -> LearnerResult:
     """Recursive PAC-Bayes ([WZCS24] Sec. 4, Thm 5) over the voters ``[H, -H]``: ``T`` priors
     built recursively over geometric chunks of the sample (module docstring), certified by the
@@ -212,6 +213,8 @@ def recursive_pac_bayes(
       optimizer: an optax ``GradientTransformation``; default ``optax.adam(0.05)``.
       tol: ``converged`` when the last stage's last step changed its bound by at most ``tol``
         (relative).
+      prior: ``pi_0`` over the ``2n`` columns of ``[H, -H]``, positive, chosen before seeing
+        the sample; default uniform.
 
     Returns:
       :class:`~pacbound.solvers.LearnerResult`: ``q = pi_T`` over ``[H, -H]``, ``objective``
@@ -234,10 +237,11 @@ def recursive_pac_bayes(
     m, n = H.shape
     errors = (1.0 - y[:, None] * jnp.concatenate([H, -H], axis=1)) / 2.0
     v = jnp.ones(m, dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    log_prior = jnp.log(_prior(prior, 2 * n, dtype))
     qs, rates, kls, n_val, E, B, chunk, trajectories = _recursive(
         errors, v, jnp.asarray(gamma, dtype), jnp.asarray(delta, dtype),
-        jax.random.key(0) if key is None else key, stages=n_stages, tandem=loss == "tandem",
-        optimizer=optimizer or DEFAULT_OPTIMIZER, max_iter=max_iter,
+        jax.random.key(0) if key is None else key, log_prior, stages=n_stages,
+        tandem=loss == "tandem", optimizer=optimizer or DEFAULT_OPTIMIZER, max_iter=max_iter,
     )  # fmt: skip
     scale = 4.0 if loss == "tandem" else 2.0  # exact
     certified = jnp.minimum(scale * B[-1], 1.0)
