@@ -1,13 +1,13 @@
 """Recursive PAC-Bayes ([WZCS24]): the excess-loss decomposition over ``T`` stages, each
 stage's excess loss bounded by PAC-Bayes-split-kl for a loss with ``K`` values.
 
-**PAC-Bayes-split-kl for ``K`` values** ([WZCS24] Sec. 3, generalizing [WS22] from three
-values). A loss ``Z`` in ``[b_0, b_{K-1}]``, ``b_0 <= b_1 <= ... <= b_{K-1}`` fixed in advance,
-is ``Z = b_0 + sum_j alpha_j Z_j`` with ``alpha_j = b_j - b_{j-1}`` and
-``Z_j = min((Z - b_{j-1})^+, alpha_j) / alpha_j`` in ``[0, 1]`` (``1[Z >= b_j]`` when ``Z``
-takes only the values ``b``). PAC-Bayes-kl (Seeger 2002, Maurer 2004) on each of the ``k``
-segments of positive width, ``delta / k`` each, gives with probability ``1 - delta`` for every
-posterior ``rho`` at once
+**PAC-Bayes-split-kl for ``K`` values** ([WZCS24]'s split-kl for discrete random variables,
+generalizing [WS22] from three values). A loss ``Z`` in ``[b_0, b_{K-1}]``, ``b_0 <= b_1 <= ...
+<= b_{K-1}`` fixed in advance, is ``Z = b_0 + sum_j alpha_j Z_j`` with ``alpha_j = b_j -
+b_{j-1}`` and ``Z_j = min((Z - b_{j-1})^+, alpha_j) / alpha_j`` in ``[0, 1]`` (``1[Z >= b_j]``
+when ``Z`` takes only the values ``b``). PAC-Bayes-kl (Seeger 2002, Maurer 2004) on each of the
+``k`` segments of positive width, ``delta / k`` each, gives with probability ``1 - delta`` for
+every posterior ``rho`` at once
 
 .. math:: \\mathbb E_\\rho[\\mathbb E Z] \\le b_0 + \\sum_{j:\\,\\alpha_j > 0} \\alpha_j\\,
           kl^{-1}_{up}\\Big(\\mathbb E_\\rho[\\hat Z_j], \\frac{KL(\\rho\\|\\pi) +
@@ -19,9 +19,9 @@ confidence). ``K = 3`` is [WS22]'s ternary form (``pac_bayes_split_kl``: ``kl^{-
 1 - kl^{-1}_{up}(1 - p)`` turns its minus part into the first segment), ``K = 2`` is
 PAC-Bayes-kl itself.
 
-**The recursion** ([WZCS24] Thm 5 and eq. (4)). Split the sample into chunks ``S_1..S_T``;
-``pi_0`` is data-free and ``pi_t`` may depend on ``S_1..S_t`` only through the chunks it is
-allowed (it is the prior of stage ``t + 1``). For ``gamma_t >= 0``,
+**The recursion** ([WZCS24]'s Recursive PAC-Bayes bound and the loss decomposition it rests
+on). Split the sample into chunks ``S_1..S_T``; ``pi_0`` is data-free and ``pi_t`` a function of
+``S_1..S_t`` (the prior of stage ``t + 1``). For ``gamma_t >= 0``,
 ``E_{pi_t}[L] = E_{pi_t x pi_{t-1}}[L(h) - gamma_t L(h')] + gamma_t E_{pi_{t-1}}[L]``; the
 excess loss ``f = l(h) - gamma_t l(h')`` of a 0-1 loss takes the values
 ``(-gamma_t, 0, 1 - gamma_t, 1)`` and is bounded on ``U_t = S_t .. S_T`` (``n_t`` points the
@@ -35,12 +35,25 @@ where stage 1 is the plain PAC-Bayes-kl bound (values ``(0, 1)``, ``U_1 = S``: e
 counts). Its constants are the authors' code's (``compute_E_t``, ``compute_B_1``:
 ``ln(2 k T sqrt(n_t) / delta)``).
 
-**Second order (tandem)**, new here. Replace ``H`` by pairs ``H^2``, ``pi_t`` by ``pi_t^2`` and
-the 0-1 loss by the tandem loss ``l(h) l(h')`` (both err): still a 0-1 loss of one hypothesis
-(the pair) on one example, so [WZCS24] Thm 5 applies verbatim to the sequence
-``pi_1^2, .., pi_T^2`` with ``KL(pi_t^2||pi_{t-1}^2) = 2 KL(pi_t||pi_{t-1})``: pass
-``kl = 2 KL``; then ``L(MV_{pi_T}) <= 4 B_T`` (the tandem oracle bound, Masegosa et al. 2020
-Thm 2) instead of the first order's ``2 B_T``.
+**Second order (tandem)**, new here. *Theorem.* Let ``pi_0`` be data-free, ``pi_t`` a
+function of ``S_1..S_t`` and ``gamma_2..gamma_T >= 0`` fixed in advance. With probability at
+least ``1 - delta``, for all ``t`` at once, ``E_{pi_t^2}[l(h) l(h')] <= B_t`` where ``B_t`` is
+the recursion above with ``kl = 2 KL(pi_t||pi_{t-1})`` and the rates of the tandem excess loss
+``f = l(h) l(h') - gamma_t l(g) l(g')``, ``(h, h', g, g') ~ pi_t^2 x pi_{t-1}^2``, on ``U_t``
+(values ``(-gamma_t, 0, 1 - gamma_t, 1)``; stage 1: the tandem risk of ``pi_1`` on ``S``); so
+``L(MV_{pi_T}) <= 4 B_T``. *Proof.* (i) ``E_{pi_t^2}[L_tnd] = E[f] + gamma_t
+E_{pi_{t-1}^2}[L_tnd]``. (ii) ``f`` is a loss with the values above of the one hypothesis
+``(h, h', g, g')`` on one example; ``pi_{t-1}^2 x pi_{t-1}^2`` depends on ``S_1..S_{t-1}``
+only, so it is a prior for the i.i.d. sample ``U_t``, and
+``KL(pi_t^2 x pi_{t-1}^2 || pi_{t-1}^2 x pi_{t-1}^2) = 2 KL(pi_t||pi_{t-1})``: the ``K``-valued
+split-kl at ``delta / T`` bounds ``E[f]`` by ``E_t`` (stage 1: PAC-Bayes-kl on the tandem loss,
+prior ``pi_0^2``). (iii) A union bound over the ``T`` stages; by induction
+``gamma_t E_{pi_{t-1}^2}[L_tnd] <= gamma_t B_{t-1}`` as ``gamma_t >= 0``. (iv) The vote errs
+only where ``W = E_pi[l(h)] >= 1/2``, so ``L(MV) <= 4 E[W^2] = 4 E_{pi^2}[L_tnd]`` (the
+second-order oracle bound of Masegosa et al., NeurIPS 2020). Over finite voters with votes
+in ``{-1, +1}`` the rates are exact: with ``a_i, b_i`` the two posteriors' Gibbs losses at
+example ``i``, ``P(f >= 0) = 1 - (1 - a_i^2) b_i^2``, ``P(f >= 1 - gamma) = a_i^2``,
+``P(f >= 1) = a_i^2 (1 - b_i^2)`` (first order: ``a_i, b_i`` for their squares).
 
 **Certified values.** Each width is rounded up (1 u), each product with its certified
 ``kl^{-1}_{up}`` (1 u), the stage's sum with ``b_0`` by ``common.sum_up``; the level's
@@ -155,8 +168,9 @@ def recursive_pac_bayes_bound(
     values: ArrayLike,
     gamma: ArrayLike,
 ) -> jax.Array:
-    """Recursive PAC-Bayes ([WZCS24] Thm 5), each stage's excess loss by PAC-Bayes-split-kl
-    for ``K`` values ([WZCS24] Thm 4): ``B_T`` of
+    """Recursive PAC-Bayes ([WZCS24]'s recursive bound), each stage's excess loss by
+    PAC-Bayes-split-kl for ``K`` values ([WZCS24]'s discrete generalization of [WS22]): ``B_T``
+    of
 
     .. math:: B_t = b_{t,0} + \\sum_{j:\\,\\alpha_{t,j} > 0} \\alpha_{t,j}\\,
               kl^{-1}_{up}\\Big(\\hat r_{t,j}, \\frac{KL_t + \\ln(2 k_t T \\sqrt{n_t}/\\delta)}

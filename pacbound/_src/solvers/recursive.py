@@ -186,9 +186,9 @@ def recursive_pac_bayes(
     tol: ArrayLike = 1e-4,
     prior: ArrayLike | None = None,
 ) -> LearnerResult:
-    """Recursive PAC-Bayes ([WZCS24] Sec. 4, Thm 5) over the voters ``[H, -H]``: ``T`` priors
-    built recursively over geometric chunks of the sample (module docstring), certified by the
-    recursive bound :func:`pacbound.bounds.recursive_pac_bayes_bound` at ``delta``.
+    """Recursive PAC-Bayes ([WZCS24]'s recursive procedure) over the voters ``[H, -H]``: ``T``
+    priors built recursively over geometric chunks of the sample (module docstring), certified
+    by the recursive bound :func:`pacbound.bounds.recursive_pac_bayes_bound` at ``delta``.
 
     ``loss="gibbs"`` is the paper's first-order form (``R(MV) <= 2 B_T``); ``loss="tandem"``
     the second-order one (``R(MV) <= 4 B_T`` with ``2 KL``, derived in
