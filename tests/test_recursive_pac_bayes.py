@@ -296,7 +296,7 @@ def test_learner_one_stage_is_seeger_and_reproducible():
     assert not np.array_equal(a.info.chunks, c.info.chunks)
 
 
-def test_learner_zero_weights_are_slicing_and_sweeps_over_gamma():
+def test_learner_zero_weights_are_slicing():
     H, y = stump_problem(M, seed=2)
     w = np.ones(M)
     w[::4] = 0.0
@@ -307,9 +307,27 @@ def test_learner_zero_weights_are_slicing_and_sweeps_over_gamma():
     assert np.array_equal(np.asarray(r.info.chunks)[kept], sliced.info.chunks)
     np.testing.assert_allclose(r.q, sliced.q, atol=1e-12)
     np.testing.assert_allclose(r.info.certified, sliced.info.certified, atol=1e-12)
+
+
+@pytest.mark.thorough  # vmap over the learner: test_protocol's fold masks check it by default
+def test_learner_sweeps_over_gamma():
+    H, y = stump_problem(M, seed=2)
     cells = sweep.grid(recursive_pac_bayes, H, y, options=RUN, gamma=np.array([0.25, 0.5]))
     one = recursive_pac_bayes(H, y, 0.25, **RUN).info.certified  # gamma traced: no recompile
     assert abs(float(cells.result.info.certified[0]) - float(one)) < 1e-9
+
+
+@pytest.mark.thorough  # float32: the bound's own float32 certificate is checked by default
+@pytest.mark.parametrize("loss", ["gibbs", "tandem"])
+def test_learner_float32_certificate(loss):
+    """A float32 run's stage bounds against the reference on its own posteriors and chunks:
+    the statistics are float32 sums (not certified: ~m u), the bound within 1e-5."""
+    H, y = stump_problem(M)
+    r = recursive_pac_bayes(H.astype(np.float32), y.astype(np.float32), 0.5, loss=loss, **RUN)
+    assert r.q.dtype == np.float32 and r.info.certified.dtype == np.float32
+    stages = learner_reference(H, y, r.info, 0.05, 0.5, loss == "tandem")
+    for got, exact in zip(np.asarray(r.info.stage_bounds), stages, strict=True):
+        assert abs(float(got) - float(exact)) < 1e-5
 
 
 def test_learner_refuses_bad_inputs():
