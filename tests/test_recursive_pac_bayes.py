@@ -242,16 +242,14 @@ def stump_problem(m=600, d=3, k=8, noise=0.1, seed=0):
     return H, y
 
 
-def learner_reference(H, y, info, delta, gamma, tandem):
+def learner_reference(H, y, info, delta, gamma, tandem, prior=None):
     """The certificate recomputed from the returned chunks and posteriors with NumPy and
     mpmath: rates on ``U_t = S_t..S_T``, ``KL(pi_t||pi_{t-1})``, the recursion."""
     T = info.posteriors.shape[0]
     errors = (1 - y[:, None] * np.concatenate([H, -H], axis=1)) / 2
     chunk = np.asarray(info.chunks)
-    priors = [
-        np.full(errors.shape[1], 1 / errors.shape[1]),
-        *np.asarray(info.posteriors, np.float64),
-    ]
+    first = np.full(errors.shape[1], 1 / errors.shape[1]) if prior is None else prior
+    priors = [first, *np.asarray(info.posteriors, np.float64)]
     rates, kls, ns = [], [], []
     for t in range(T):
         rows = chunk >= t
@@ -282,6 +280,11 @@ def test_learner_certificate_matches_the_reference(loss):
     assert np.asarray(r.info.n).tolist() == [256, 192, 128]  # U_1 = S; |S_1| = |S_2| = 64
     mv_errors = np.mean(np.sign(H @ np.asarray(r.weights)) != y)
     assert float(r.info.certified) >= mv_errors
+    prior = np.random.default_rng(5).uniform(0.1, 1.0, 2 * H.shape[1])
+    prior /= prior.sum()  # a data-free pi_0 of our own: traced, the same compilation
+    r = recursive_pac_bayes(H, y, 0.5, loss=loss, prior=prior, **RUN)
+    stages = learner_reference(H, y, r.info, 0.05, 0.5, loss == "tandem", prior)
+    assert abs(float(r.info.stage_bounds[-1]) - float(stages[-1])) < 1e-9
 
 
 def test_learner_one_stage_is_seeger_and_reproducible():
