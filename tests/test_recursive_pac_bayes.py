@@ -180,7 +180,9 @@ def test_agrees_with_the_authors_formulas(gamma):
     """Their ``compute_B_t`` on the same statistics, float64, 1e-9. Their code and ours agree
     for ``0 < gamma <= 1``; at ``gamma = 0`` theirs keeps three segments (two of width 0) in
     ``ln(2 K T sqrt(n) / delta)``, K = 3: valid but looser than the paper's count of the
-    values of the loss (here k = 1); ``test_gamma_zero_counts_one_segment`` pins ours."""
+    values of the loss (here k = 1); ``test_gamma_zero_counts_one_segment`` pins ours. Their
+    ``solve_kl_sup`` also returns ``1 - 1e-9`` where the root lies above it (a value below the
+    formula's, by at most 1e-9, on vacuous stages only); ours returns the root itself."""
     T = 4
     rates, kl, n, g = _stages(7, T, gamma)
     got = recursive_pac_bayes_bound(rates, kl, n, 0.05, _values(gamma, T), g)
@@ -331,6 +333,17 @@ def test_learner_float32_certificate(loss):
     stages = learner_reference(H, y, r.info, 0.05, 0.5, loss == "tandem")
     for got, exact in zip(np.asarray(r.info.stage_bounds), stages, strict=True):
         assert abs(float(got) - float(exact)) < 1e-5
+
+
+def test_geometric_chunks_are_the_authors_split():
+    """rpb_train.py's geometric ``T_splits`` for 60000 examples, T = 8 and T = 4, as cumulative
+    ends ``N_t = floor(m / 2^(T - t))``."""
+    from pacbound._src.solvers.recursive import geometric_chunks
+
+    theirs = {8: [468, 469, 938, 1875, 3750, 7500, 15000, 30000], 4: [7500, 7500, 15000, 30000]}
+    for T, splits in theirs.items():
+        _, ends = geometric_chunks(jax.random.key(0), jnp.ones(60000, bool), T)
+        assert np.asarray(ends).tolist() == np.cumsum(splits).tolist()
 
 
 def test_learner_refuses_bad_inputs():
