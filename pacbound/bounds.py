@@ -21,6 +21,8 @@ The registry that names them for certification and for the minimizers is
   mu-tandem loss, Wu et al. 2021);
 * the margin bound of the deterministic vote through Dirichlet posteriors:
   :func:`dirichlet_margin` (biggs2022);
+* Recursive PAC-Bayes (Wu, Zhang, Chérief-Abdellatif, Seldin 2024):
+  :func:`recursive_pac_bayes_bound` (its one-stage case is PAC-Bayes-split-kl for ``K`` values);
 * test-set bounds: :func:`binomial_tail_inversion`, :func:`majority_vote_test_set_bound`
   (Langford 2005 Thm 3.3).
 """
@@ -41,6 +43,7 @@ from pacbound._src.bounds.first_order import (
     xi,
 )
 from pacbound._src.bounds.margin import dirichlet_margin
+from pacbound._src.bounds.recursive import recursive_pac_bayes_bound
 from pacbound._src.bounds.second_order.bennett import (
     ccpbb,
     pac_bayes_bennett,
@@ -89,6 +92,7 @@ __all__ = [
     "pac_bound_2_prime",
     "pbub",
     "quadratic_loss_constants",
+    "recursive_pac_bayes_bound",
     "seeger",
     "split_kl_mu_tandem",
     "tnd_kl",

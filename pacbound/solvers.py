@@ -21,7 +21,9 @@ gradient learners) refuse a family with a ``TypeError``. Hyperparameters are tra
   ``LEARNERS["kl_ql"]`` / ``LEARNERS["kl_el"]``, partials of it);
 * gradient minimization of a registered bound: :func:`minimize_bound`,
   :func:`minimize_mixture_bound` (Gaussian mixtures of linear voters, :func:`mixture_predict`),
-  :func:`minimize_dirichlet_bound` (Dirichlet stochastic votes).
+  :func:`minimize_dirichlet_bound` (Dirichlet stochastic votes);
+* data-dependent priors built recursively (Wu et al., NeurIPS 2024): :func:`recursive_pac_bayes`,
+  certified by :func:`pacbound.bounds.recursive_pac_bayes_bound`.
 """
 
 from pacbound._src.learning.column_generation import (
@@ -88,6 +90,9 @@ from pacbound._src.solvers.mincq import (
     mincq,
     tmincq,
 )
+from pacbound._src.solvers.recursive import (
+    recursive_pac_bayes,
+)
 from pacbound._src.solvers.stochastic import (
     DirichletInfo,
     minimize_dirichlet_bound,
@@ -132,6 +137,7 @@ __all__ = [
     "minimize_dirichlet_bound",
     "minimize_mixture_bound",
     "mixture_predict",
+    "recursive_pac_bayes",
     "tmincq",
     "traits",
     "vebboost",

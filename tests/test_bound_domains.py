@@ -190,6 +190,23 @@ CASES = {
             "b": [INF, NAN],
         },
     ),
+    bounds.recursive_pac_bayes_bound: (
+        {
+            "rates": [[0.9, 0.2, 0.1]],
+            "kl": [1.0],
+            "n": [100.0],
+            "delta": 0.05,
+            "values": [[-0.5, 0.0, 0.5, 1.0]],
+            "gamma": [0.5],
+        },
+        {
+            "rates": [-0.1, 1.5, NAN],
+            **COMMON,
+            "n": [0, NAN],
+            "values": [INF, NAN],
+            "gamma": [-1.0, NAN],
+        },
+    ),
     bounds.split_kl_mu_tandem: (
         {
             "both": 0.05,

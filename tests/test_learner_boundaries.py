@@ -25,6 +25,7 @@ HYPER = {
     "kl_el": (1.0, 0.5),
     "minimize_bound": ("seeger",),
     "minimize_dirichlet_bound": ("seeger",),
+    "recursive_pac_bayes": (0.5,),
 }
 
 

@@ -56,6 +56,7 @@ EXAMPLES = {
     "kl_el": ((1.0, 0.5), {"max_iter": 50}),
     "minimize_bound": (("seeger",), {"max_iter": 30}),
     "minimize_dirichlet_bound": (("seeger",), {"max_iter": 30}),
+    "recursive_pac_bayes": ((0.5,), {"n_stages": 3, "max_iter": 30}),
 }
 
 

@@ -25,6 +25,8 @@ arguments are not checked (the compiled program checks nothing).
   PAC-Bayes-Unexpected-Bernstein (Mhammedi et al. 2019) and CCPBUB (Wu et al. 2021).
 * :mod:`~pacbound._src.bounds.margin`: the Dirichlet margin bound on the deterministic vote
   (biggs2022).
+* :mod:`~pacbound._src.bounds.recursive`: Recursive PAC-Bayes (Wu, Zhang, Chérief-Abdellatif,
+  Seldin 2024) with PAC-Bayes-split-kl for losses of ``K`` values.
 * :mod:`~pacbound._src.bounds.test_set`: the binomial test-set bound (Langford 2005 Thm 3.3) and
   its use on a majority vote's held-out errors.
 
@@ -33,19 +35,22 @@ Every public name of the three modules is available here, e.g.
 ``pacbound._src.bounds.binomial_tail_inversion``.
 """
 
-from pacbound._src.bounds import first_order, margin, second_order, test_set
+from pacbound._src.bounds import first_order, margin, recursive, second_order, test_set
 from pacbound._src.bounds.first_order import *  # noqa: F403
 from pacbound._src.bounds.margin import *  # noqa: F403
+from pacbound._src.bounds.recursive import *  # noqa: F403
 from pacbound._src.bounds.second_order import *  # noqa: F403
 from pacbound._src.bounds.test_set import *  # noqa: F403
 
 __all__ = [
     "first_order",
     "margin",
+    "recursive",
     "second_order",
     "test_set",
     *first_order.__all__,
     *margin.__all__,
+    *recursive.__all__,
     *second_order.__all__,
     *test_set.__all__,
 ]

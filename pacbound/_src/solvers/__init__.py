@@ -10,6 +10,7 @@ from pacbound._src.solvers.kl_coordinate import kl_coordinate_descent, kl_el, kl
 from pacbound._src.solvers.lpboost import lpboost
 from pacbound._src.solvers.mdboost import mdboost
 from pacbound._src.solvers.mincq import mincq, tmincq
+from pacbound._src.solvers.recursive import recursive_pac_bayes
 from pacbound._src.solvers.stochastic import minimize_dirichlet_bound
 from pacbound._src.solvers.vebboost import vebboost
 
@@ -18,6 +19,7 @@ LEARNERS = {
     for fn in (
         mincq, tmincq, cqboost, lpboost, cgboost, mdboost, cbboost, gbcbboost, adaboost, vebboost,
         kl_coordinate_descent, kl_ql, kl_el, minimize_bound, minimize_dirichlet_bound,
+        recursive_pac_bayes,
     )
 }  # fmt: skip
 """Every learner of the protocol, by name (each takes a vote matrix ``H`` or a
