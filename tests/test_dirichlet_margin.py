@@ -30,7 +30,13 @@ from pacbound import bounds
 from pacbound.certify import Bound, certify
 from pacbound.solvers import minimize_dirichlet_bound
 
-mp.mp.dps = 50
+
+@pytest.fixture(autouse=True, scope="module")
+def _mpmath_precision():
+    """50 digits for this module's references (mpmath's precision is global:
+    a module-level assignment would leak into, or be undone by, other modules)."""
+    with mp.workdps(50):
+        yield
 
 
 # ----------------------------------------------------------------------- references

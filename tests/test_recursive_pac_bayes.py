@@ -21,7 +21,15 @@ from pacbound.bounds import pac_bayes_split_kl, recursive_pac_bayes_bound, seege
 from pacbound.solvers import recursive_pac_bayes
 from tests.reference.strategies import Draws, seeds
 
-mpmath.mp.dps = 30
+
+@pytest.fixture(autouse=True, scope="module")
+def _mpmath_precision():
+    """30 digits for this module's references (mpmath's precision is global:
+    a module-level assignment would leak into, or be undone by, other modules)."""
+    with mpmath.workdps(30):
+        yield
+
+
 PHASES = (Phase.explicit, Phase.generate)
 
 
