@@ -94,7 +94,7 @@ _MAURER_LOG = 7.2  # m and sqrt 1.5 u, so 1.5 u absolute in the first log (>= ln
 # relative in each log, 1 u for their sum: 1.5 / ln 2 + 4 + 1 < 7.2
 
 
-def _floats(*xs: ArrayLike, m: ArrayLike) -> list[jax.Array]:
+def floats_with_size(*xs: ArrayLike, m: ArrayLike) -> list[jax.Array]:
     """The arguments and ``m`` in one float dtype, that of the arguments: an int ``m`` (Python
     or array) keeps a float32 run in float32."""
     float_m = [m] if jnp.issubdtype(jnp.result_type(m), jnp.floating) else []
@@ -102,7 +102,7 @@ def _floats(*xs: ArrayLike, m: ArrayLike) -> list[jax.Array]:
     return [jnp.asarray(x, dtype) for x in (*xs, m)]
 
 
-def _at_most_one(x: jax.Array) -> jax.Array:
+def at_most_one(x: jax.Array) -> jax.Array:
     """``min(x, 1)``, with the derivative of ``x`` (module docstring, "Clipping")."""
     value = lax.stop_gradient(x)
     return jnp.where(value <= 1.0, x, 1.0 + (x - value))
@@ -129,7 +129,7 @@ def _one_minus_exp_neg(c: jax.Array) -> jax.Array:
     return jnp.where(c < 0.7, c * series, 1.0 - jnp.exp(-c))
 
 
-def _seeger_level(kl: jax.Array, m: jax.Array, delta: jax.Array) -> jax.Array:
+def seeger_level(kl: jax.Array, m: jax.Array, delta: jax.Array) -> jax.Array:
     """``(KL + ln(2 sqrt(m) / delta)) / m`` rounded up: the log term, the sum (1 u, both terms
     ``>= 0``), ``m`` and the division (2 u)."""
     return round_up((jnp.maximum(kl, 0.0) + _maurer_log_term(m, delta)) / m, _MAURER_LOG + 3.0)
@@ -145,11 +145,11 @@ def mcallester(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -
       >>> round(float(mcallester(0.1, 1.0, 1000, 0.05)), 4)  # risk 0.1, KL 1, m = 1000
       0.1638
     """
-    risk, kl, delta, m = _floats(risk, kl, delta, m=m)
+    risk, kl, delta, m = floats_with_size(risk, kl, delta, m=m)
     level = (jnp.maximum(kl, 0.0) + _maurer_log_term(m, delta)) / (2.0 * m)
     value = _unit(risk) + jnp.sqrt(level)
-    # the level as in _seeger_level, halved by the sqrt, plus the sqrt's and the sum's u
-    return _at_most_one(round_up(value, (_MAURER_LOG + 3.0) / 2.0 + 2.0))
+    # the level as in seeger_level, halved by the sqrt, plus the sqrt's and the sum's u
+    return at_most_one(round_up(value, (_MAURER_LOG + 3.0) / 2.0 + 2.0))
 
 
 @domains(risk=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
@@ -166,8 +166,8 @@ def seeger(risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: ArrayLike) -> ja
       >>> round(float(b), 4), bool(b <= mcallester(0.1, 1.0, 1000, 0.05))
       (0.1426, True)
     """
-    risk, kl, delta, m = _floats(risk, kl, delta, m=m)
-    return _at_most_one(kl_inv_upper(_unit(risk), _seeger_level(kl, m, delta)))
+    risk, kl, delta, m = floats_with_size(risk, kl, delta, m=m)
+    return at_most_one(kl_inv_upper(_unit(risk), seeger_level(kl, m, delta)))
 
 
 @domains(risk=UNIT, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE, c=POSITIVE)
@@ -186,10 +186,10 @@ def catoni(
       >>> round(float(catoni(0.1, 1.0, 1000, 0.05, 1.0)), 4)  # c = 1
       0.1645
     """
-    risk, kl, delta, c, m = _floats(risk, kl, delta, c, m=m)
+    risk, kl, delta, c, m = floats_with_size(risk, kl, delta, c, m=m)
     complexity = (jnp.maximum(kl, 0.0) - jnp.log(delta)) / m  # 4 + 1 + 2 u
     value = (c * _unit(risk) + complexity) / _one_minus_exp_neg(c)  # + 1, + 1 u
-    return _at_most_one(round_up(value, 7.0 + 1.0 + _ONE_MINUS_EXP + 1.0))
+    return at_most_one(round_up(value, 7.0 + 1.0 + _ONE_MINUS_EXP + 1.0))
 
 
 @domains(gamma=POSITIVE)
@@ -271,7 +271,9 @@ def general_loss(
       >>> round(float(general_loss(0.3, 1.0, 1000, 0.05, 1.0, c_a, k_bar)), 4)  # may exceed 1
       1.6796
     """
-    loss, kl, delta, c, c_a, k_bar, m = _floats(empirical_loss, kl, delta, c, c_a, k_bar, m=m)
+    loss, kl, delta, c, c_a, k_bar, m = floats_with_size(
+        empirical_loss, kl, delta, c, c_a, k_bar, m=m
+    )
     scale = c / _one_minus_exp_neg(c)
     tilt = scale * (c_a - 1.0)
     g = (1.0 - c_a) + tilt
@@ -291,7 +293,7 @@ def general_loss(
 
 def _deviation_up(kl: jax.Array, m: jax.Array, delta: jax.Array) -> jax.Array:
     """``sqrt(2/m [kl + ln(2 sqrt(m) / (delta/2))])`` rounded up (``delta / 2`` is exact): the
-    level of ``_seeger_level`` halved by the sqrt, plus the sqrt's u."""
+    level of ``seeger_level`` halved by the sqrt, plus the sqrt's u."""
     level = (kl + _maurer_log_term(m, delta / 2.0)) / m
     return round_up(jnp.sqrt(2.0 * level), (_MAURER_LOG + 3.0) / 2.0 + 1.0)
 
@@ -313,7 +315,7 @@ def cbound_roy2016(
       >>> round(float(cbound_roy2016(0.6, 0.5, 1.0, 1000, 0.05)), 4)  # empirical C-bound 0.28
       0.6593
     """
-    mu1, mu2, kl, delta, m = _floats(mu1, mu2, kl, delta, m=m)
+    mu1, mu2, kl, delta, m = floats_with_size(mu1, mu2, kl, delta, m=m)
     kl = jnp.maximum(kl, 0.0)
     mu1_low = round_down(jnp.clip(mu1, -1.0, 1.0) - _deviation_up(kl, m, delta), 1.0)
     mu2_up = round_up(jnp.clip(mu2, 0.0, 1.0) + _deviation_up(2.0 * kl, m, delta), 1.0)
@@ -343,7 +345,7 @@ def cbound_quasi_uniform(
       >>> round(float(cbound_quasi_uniform(0.6, 0.5, 1000, 0.05)), 4)  # no KL term
       0.6394
     """
-    mu1, mu2, delta, bound, m = _floats(mu1, mu2, delta, bound, m=m)
+    mu1, mu2, delta, bound, m = floats_with_size(mu1, mu2, delta, bound, m=m)
     deviation = round_up(
         2.0 * jnp.sqrt(_maurer_log_term(m, delta / 2.0) / (2.0 * m)),
         (_MAURER_LOG + 2.0) / 2.0 + 1.0,
@@ -375,12 +377,12 @@ def empirical_bernstein(
       >>> round(float(empirical_bernstein(0.1, 0.09, 1000, 0.05)), 4)  # mean 0.1, variance 0.09
       0.1344
     """
-    mean, variance, delta, m = _floats(mean, variance, delta, m=m)
+    mean, variance, delta, m = floats_with_size(mean, variance, delta, m=m)
     log_term = jnp.log(2.0) - jnp.log(delta)  # two logs >= 0 and their sum: 5 u
     root = jnp.sqrt(2.0 * jnp.maximum(variance, 0.0) * log_term / m)  # (5 + 3) / 2 + 1 u
     tail = 7.0 * log_term / (3.0 * (m - 1.0))  # 5 + 5 u (m, m - 1, the products, the quotient)
     value = jnp.clip(mean, 0.0, 1.0) + root + tail
-    return _at_most_one(round_up(value, 10.0 + 2.0))
+    return at_most_one(round_up(value, 10.0 + 2.0))
 
 
 # ------------------------------------------------------------------------------------------
@@ -493,9 +495,9 @@ def pac_bound_0(gibbs_risk: ArrayLike, kl: ArrayLike, m: ArrayLike, delta: Array
       >>> round(float(pac_bound_0(0.1, 1.0, 1000, 0.05)), 4)  # twice a Seeger-type bound
       0.2825
     """
-    risk, kl, delta, m = _floats(gibbs_risk, kl, delta, m=m)
+    risk, kl, delta, m = floats_with_size(gibbs_risk, kl, delta, m=m)
     eps = _pb_level(jnp.maximum(kl, 0.0), _xi_upper(m), delta, m, 0.0)
-    return _at_most_one(2.0 * kl_inv_upper(_unit(risk), eps))
+    return at_most_one(2.0 * kl_inv_upper(_unit(risk), eps))
 
 
 @domains(gibbs_risk=UNIT, disagreement=HALF, kl=NONNEGATIVE, m=SIZE, delta=CONFIDENCE)
@@ -512,7 +514,7 @@ def pac_bound_1(
       >>> round(float(pac_bound_1(0.2, 0.25, 1.0, 1000, 0.05)), 4)  # empirical C-bound 0.28
       0.6076
     """
-    risk, dis, kl, delta, m = _floats(gibbs_risk, disagreement, kl, delta, m=m)
+    risk, dis, kl, delta, m = floats_with_size(gibbs_risk, disagreement, kl, delta, m=m)
     kl = jnp.maximum(kl, 0.0)
     two_xi = 2.0 * _xi_upper(m)
     r = jnp.minimum(0.5, kl_inv_upper(_unit(risk), _pb_level(kl, two_xi, delta, m, 0.0)))
@@ -537,7 +539,7 @@ def pac_bound_2(
       >>> round(float(pac_bound_2(0.2, 0.25, 1.0, 1000, 0.05)), 4)  # tighter than pac_bound_1
       0.4897
     """
-    risk, dis, kl, delta, m = _floats(gibbs_risk, disagreement, kl, delta, m=m)
+    risk, dis, kl, delta, m = floats_with_size(gibbs_risk, disagreement, kl, delta, m=m)
     risk, dis = _unit(risk), jnp.clip(dis, 0.0, 0.5)
     xi_plus_m = _xi_upper(m) + m  # m's own rounding and the sum: 2 u
     eps = _pb_level(2.0 * jnp.maximum(kl, 0.0), xi_plus_m, delta, m, 2.0)

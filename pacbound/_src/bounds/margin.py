@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from pacbound._src.bounds.first_order import _at_most_one, _floats, _seeger_level
+from pacbound._src.bounds.first_order import at_most_one, floats_with_size, seeger_level
 from pacbound._src.kl import kl_inv_upper, round_down, round_up
 from pacbound._src.validation import CONFIDENCE, NONNEGATIVE, POSITIVE, SIZE, UNIT, domains
 
@@ -45,7 +45,7 @@ def margin_tail(concentration: ArrayLike, gamma: ArrayLike) -> jax.Array:
       >>> round(float(margin_tail(100.0, 0.5)), 4)  # exp(-101 / 32)
       0.0426
     """
-    concentration, gamma = jnp.broadcast_arrays(*_floats(concentration, gamma, m=1.0)[:2])
+    concentration, gamma = jnp.broadcast_arrays(*floats_with_size(concentration, gamma, m=1.0)[:2])
     exponent = round_down((concentration + 1.0) * (gamma * gamma) / 8.0, 3.0)
     return round_up(jnp.exp(-exponent), _LOG_OR_EXP)
 
@@ -118,10 +118,10 @@ def dirichlet_margin(
       >>> round(float(b), 4), bool(b < dirichlet_margin(0.05, 5.0, 2000, 0.05, 100.0, 0.5))
       (0.0781, True)
     """
-    loss, kl, delta, concentration, gamma, m = _floats(
+    loss, kl, delta, concentration, gamma, m = floats_with_size(
         margin_loss, kl, delta, concentration, gamma, m=m
     )
     tail = margin_tail(concentration, gamma)
     stochastic_loss = round_up(jnp.clip(loss, 0.0, 1.0) + tail, 1.0)  # two terms >= 0
-    inverse = kl_inv_upper(jnp.minimum(stochastic_loss, 1.0), _seeger_level(kl, m, delta))
-    return _at_most_one(round_up(inverse + tail, 1.0))
+    inverse = kl_inv_upper(jnp.minimum(stochastic_loss, 1.0), seeger_level(kl, m, delta))
+    return at_most_one(round_up(inverse + tail, 1.0))

@@ -86,7 +86,7 @@ def mu_tandem_range(mu: ArrayLike) -> jax.Array:
     return jnp.maximum(1.0 - mu, 1.0 - 2.0 * mu)
 
 
-def _grid_parameters(
+def grid_parameters(
     every: tuple[jax.Array, ...], parameters: tuple[jax.Array, ...]
 ) -> tuple[jax.Array, ...]:
     """The grid's parameters, without gradient, with the rank of all arguments broadcast
@@ -213,7 +213,7 @@ def variance_upper_bound(
     """
     variance, kl, delta, mu, c1 = as_floats(variance, kl, delta, mu, c1)
     n2 = jnp.asarray(n2, kl.dtype)
-    fixed = _grid_parameters((variance, kl, n2, delta, mu, c1), (n2, delta, c1))
+    fixed = grid_parameters((variance, kl, n2, delta, mu, c1), (n2, delta, c1))
     t, valid, count = _lambda_grid(*fixed, size=grid_size)
     log_term = 2.0 * jnp.maximum(kl, 0.0) + jnp.log(count) - jnp.log(delta)  # 6 u
     # K^2 3 u, the product 1, 2 (n2 - 1) 2, the quotient 1: 13 u
@@ -295,7 +295,7 @@ def pac_bayes_bennett(
     n2 = jnp.asarray(n2, kl.dtype)
     every = (mean, variance_bound, kl, n2, delta, mu, c2, vd)
     gamma, valid, count = _gamma_grid(
-        *_grid_parameters(every, (n2, vd, delta, mu, c2)), size=grid_size
+        *grid_parameters(every, (n2, vd, delta, mu, c2)), size=grid_size
     )
     k = mu_tandem_range(mu)  # 1 u
     variance = jnp.maximum(jnp.minimum(variance_bound, round_up(k**2 / 4.0, 3.0)), 0.0)

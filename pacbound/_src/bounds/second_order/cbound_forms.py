@@ -64,7 +64,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from pacbound._src.bounds.second_order.common import as_floats, kl_level
-from pacbound._src.bounds.second_order.germain import _level, _xi, pac_bound_1_prime
+from pacbound._src.bounds.second_order.germain import log_level, pac_bound_1_prime, xi_up
 from pacbound._src.cbound import cbound_trinomial_sup, cbound_upper
 from pacbound._src.kl import round_down, round_up
 from pacbound._src.validation import CONFIDENCE, NONNEGATIVE, SIZE, UNIT, domains
@@ -168,7 +168,7 @@ def cbound_joint(
     """
     joint_error, split_rate, kl, delta = as_floats(joint_error, split_rate, kl, delta)
     n2_f = jnp.asarray(n2, kl.dtype)
-    eps = _level(2.0 * kl, _xi(n2_f) + n2_f, 3.0, delta, n2_f)  # xi, n2 and their sum: 3 u
+    eps = log_level(2.0 * kl, xi_up(n2_f) + n2_f, 3.0, delta, n2_f)  # xi, n2 and their sum: 3 u
     split = jnp.clip(split_rate, 0.0, 1.0)
     value = cbound_trinomial_sup(jnp.clip(joint_error, 0.0, 1.0), jnp.minimum(split, 0.5), eps)
     return jnp.where(split > 0.5, jnp.ones_like(value), value)

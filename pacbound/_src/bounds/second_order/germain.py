@@ -40,7 +40,7 @@ __all__ = ["pac_bound_1_prime", "pac_bound_2_prime"]
 _LOG = 4.0  # the library's log, in u (pacbound._src.kl, "Certified kl-inverses")
 
 
-def _level(
+def log_level(
     kl_term: jax.Array,
     log_argument: jax.Array,
     argument_roundings: float,
@@ -55,7 +55,7 @@ def _level(
     return round_up(value, argument_roundings / math.log(2.0) + _LOG + 4.0)
 
 
-def _xi(m: jax.Array) -> jax.Array:
+def xi_up(m: jax.Array) -> jax.Array:
     """``xi(m)`` rounded up, in ``m``'s float dtype; ``m`` was rounded to it (1 u), which moves
     ``xi ~ sqrt(pi m / 2)`` by half as much: 1 u is charged for it where ``xi`` is used."""
     return xi(m).astype(m.dtype)
@@ -98,8 +98,8 @@ def pac_bound_1_prime(
     """
     gibbs_risk, disagreement, kl, delta = as_floats(gibbs_risk, disagreement, kl, delta)
     m, m_u = jnp.asarray(m, kl.dtype), jnp.asarray(m_unlabeled, kl.dtype)
-    risk_level = _level(kl, 2.0 * _xi(m), 1.0, delta, m)
-    dis_level = _level(2.0 * kl, 2.0 * _xi(m_u), 1.0, delta, m_u)
+    risk_level = log_level(kl, 2.0 * xi_up(m), 1.0, delta, m)
+    dis_level = log_level(2.0 * kl, 2.0 * xi_up(m_u), 1.0, delta, m_u)
     r = jnp.minimum(0.5, kl_inv_upper(jnp.clip(gibbs_risk, 0.0, 1.0), risk_level))
     d = kl_inv_lower(jnp.clip(disagreement, 0.0, 0.5), dis_level)
     return clip_unit(cbound_upper(round_down(1.0 - 2.0 * r, 1.0), round_up(1.0 - 2.0 * d, 1.0)))
@@ -133,7 +133,7 @@ def pac_bound_2_prime(
     m = jnp.asarray(m, kl.dtype)
     risk, dis = jnp.clip(gibbs_risk, 0.0, 1.0), jnp.clip(disagreement, 0.0, 0.5)
     joint = round_up(jnp.maximum(risk - dis / 2.0, 0.0), 1.0)  # the supremum increases in it
-    xi_m = _xi(m)
-    cap = jnp.minimum(0.5, kl_inv_upper(joint, _level(2.0 * kl, 2.0 * xi_m, 1.0, delta, m)))
-    eps = _level(2.0 * kl, 2.0 * (xi_m + m), 3.0, delta, m)  # xi, m and their sum: 3 u
+    xi_m = xi_up(m)
+    cap = jnp.minimum(0.5, kl_inv_upper(joint, log_level(2.0 * kl, 2.0 * xi_m, 1.0, delta, m)))
+    eps = log_level(2.0 * kl, 2.0 * (xi_m + m), 3.0, delta, m)  # xi, m and their sum: 3 u
     return cbound_trinomial_sup(joint, dis, eps, cap)

@@ -45,7 +45,7 @@ import numpy as np
 from jax import lax
 from jax.typing import ArrayLike
 
-from pacbound._src.bounds.second_order.bennett import _grid_parameters
+from pacbound._src.bounds.second_order.bennett import grid_parameters
 from pacbound._src.bounds.second_order.common import (
     as_floats,
     chebyshev_cantelli,
@@ -115,7 +115,7 @@ def _pbub_min(
     2^i b / n`` over [MGG19]'s grid ``eta_i = 1 / (2^i b)``, ``k = ceil(log2(sqrt(n / ln(1 /
     delta)) / 2))`` (at least 1, at most ``GRID_SIZE``), rounded up; ``b_low <= b <= b_up``."""
     every = (loss, second_moment, kl_term, n, delta, b_low, b_up)
-    n_fixed, delta_fixed = _grid_parameters(every, (n, delta))
+    n_fixed, delta_fixed = grid_parameters(every, (n, delta))
     root = jnp.sqrt(n_fixed / jnp.abs(jnp.log(delta_fixed)))  # +inf at delta = 1: k capped
     count = jnp.clip(jnp.ceil(jnp.log2(root / 2.0)), 1.0, GRID_SIZE)
     ratio, power = (jnp.asarray(t) for t in _psi_ratio_table(jnp.dtype(loss.dtype).name))
